@@ -1,0 +1,16 @@
+"""The board model: one immutable bitboard position type and its conversions."""
+
+from board.board import HEIGHT, WIDTH, Bitboard, Board, moves_to_string
+from board.errors import BoardError, IllegalMove, InvalidGrid, InvalidMoveString
+
+__all__ = [
+    "HEIGHT",
+    "WIDTH",
+    "Bitboard",
+    "Board",
+    "BoardError",
+    "IllegalMove",
+    "InvalidGrid",
+    "InvalidMoveString",
+    "moves_to_string",
+]

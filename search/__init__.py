@@ -1,0 +1,21 @@
+"""The heuristic game-tree search: compiled negamax alpha-beta and iterative deepening.
+
+``search.negamax`` is the compiled core (no I/O, no clock), ``search.table`` its transposition
+table, ``search.iterative`` the deadline-driven driver yielding a result per depth, and
+``search.bot`` the fixed-depth player that stands in for the course server's bot.
+"""
+
+from search.iterative import SearchResult, iterative_deepening, search
+from search.negamax import WIN, is_loss_score, is_proven, is_win_score
+from search.table import TranspositionTable
+
+__all__ = [
+    "WIN",
+    "SearchResult",
+    "TranspositionTable",
+    "is_loss_score",
+    "is_proven",
+    "is_win_score",
+    "iterative_deepening",
+    "search",
+]

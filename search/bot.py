@@ -1,0 +1,70 @@
+"""The course server's bot: alpha-beta minimax cut off at a fixed depth, random among ties.
+
+Used by the local server emulation and by the arena (``bot:DEPTH``).  The course bot looks
+``depth`` plies ahead (its own move included) with the ``windows5000`` heuristic and no other
+tricks, so it is plain minimax here (``tactics`` off): each root move is searched with a full
+window so that every move's exact value is known and ties can be broken at random.
+"""
+
+from __future__ import annotations
+
+import random
+
+from board import Board, IllegalMove
+from heuristics import DEFAULT_HEURISTIC, heuristic_id
+from search.negamax import INF, WIN, negamax, new_counters, new_scratch
+from search.table import TranspositionTable
+
+DEFAULT_BOT_DEPTH = 3
+
+
+def move_values(board: Board, depth: int, heuristic: str = DEFAULT_HEURISTIC) -> dict[int, int]:
+    """Each legal column's minimax value at ``depth`` plies (the move itself is ply 1)."""
+    if board.is_over():
+        raise IllegalMove("the game is over: the bot has no move")
+    if depth < 1:
+        raise ValueError(f"bot depth must be at least 1, not {depth}")
+    hid = heuristic_id(heuristic)
+    table = TranspositionTable(bits=12)
+    scratch = new_scratch()
+    values = {}
+    for col in board.legal_moves():
+        if board.is_winning_move(col):
+            values[col] = WIN - (board.moves + 1)
+            continue
+        child = board.play_unchecked(col)
+        if child.is_full():
+            values[col] = 0
+            continue
+        counters = new_counters(1 << 62)
+        values[col] = -int(
+            negamax(
+                child.position, child.mask, child.moves, depth - 1, -INF, INF, hid, False,
+                table.keys, table.data, scratch, counters,
+            )
+        )
+    return values
+
+
+def bot_move(
+    board: Board,
+    depth: int = DEFAULT_BOT_DEPTH,
+    rng: random.Random | None = None,
+    heuristic: str = DEFAULT_HEURISTIC,
+) -> int:
+    """The column the course's bot would play: a random one among the best at ``depth``."""
+    values = move_values(board, depth, heuristic)
+    best = max(values.values())
+    choices = [col for col, value in values.items() if value == best]
+    return (rng or random).choice(choices)
+
+
+def random_move(board: Board, rng: random.Random | None = None) -> int:
+    """A uniformly random legal column."""
+    moves = board.legal_moves()
+    if not moves:
+        raise IllegalMove("the game is over: there is no move")
+    return (rng or random).choice(moves)
+
+
+__all__ = ["DEFAULT_BOT_DEPTH", "bot_move", "move_values", "random_move"]

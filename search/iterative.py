@@ -1,0 +1,153 @@
+"""Iterative deepening over the compiled negamax, under a deadline the caller passes in.
+
+``iterative_deepening`` is a generator: it yields one ``SearchResult`` per completed depth and
+stops when the deadline passes, the depth limit is reached, or the value is proven.  The caller
+keeps the last result it received.  The clock is injected (``clock``, ``deadline``), so tests
+drive time by hand.
+
+The compiled search cannot look at a clock, so it runs in slices of a few thousand nodes: when
+a slice runs out, the driver checks the clock and, if there is time left, starts the same
+iteration again.  Nothing is stored for unfinished nodes, so the restart walks back to where
+the previous slice stopped through transposition-table hits.  Each slice is sized from the
+measured node rate to take at most half the time left (and at most ``MAX_SLICE_SECONDS``), so
+a search overruns its deadline by a fraction of a millisecond at most.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from board import Board, IllegalMove, bits
+from heuristics import DEFAULT_HEURISTIC, heuristic_id
+from search.negamax import (
+    INF,
+    NODE_LIMIT,
+    ABORTED,
+    BEST_SLOT,
+    NODES,
+    is_proven,
+    negamax,
+    new_counters,
+    new_scratch,
+)
+from search.table import TranspositionTable
+
+Clock = Callable[[], float]
+
+FIRST_SLICE_NODES = 2_000
+MIN_SLICE_NODES = 500
+MAX_SLICE_SECONDS = 0.02
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    """The outcome of one completed iteration.
+
+    ``column`` is 0-based; ``score`` is from the view of the side to move (see
+    ``search.negamax``); ``pv`` is the principal variation as 0-based columns starting with
+    ``column``; ``nodes`` and ``seconds`` count everything since the search started.
+    """
+
+    column: int
+    score: int
+    depth: int
+    nodes: int
+    seconds: float
+    pv: tuple[int, ...]
+    proven: bool
+
+
+def principal_variation(board: Board, first: int, table: TranspositionTable, depth: int) -> tuple[int, ...]:
+    """``first`` followed by the best moves the table remembers, at most ``depth`` moves."""
+    line = [first]
+    current = board.play_unchecked(first)
+    while len(line) < depth and not current.is_over():
+        col = table.best_move(current.key)
+        if col < 0 or not current.can_play(col):
+            break
+        line.append(col)
+        current = current.play_unchecked(col)
+    return tuple(line)
+
+
+def iterative_deepening(
+    board: Board,
+    deadline: float,
+    *,
+    clock: Clock = time.perf_counter,
+    heuristic: str = DEFAULT_HEURISTIC,
+    max_depth: int | None = None,
+    min_depth: int = 1,
+    table: TranspositionTable | None = None,
+    tactics: bool = True,
+) -> Iterator[SearchResult]:
+    """Search ``board`` one depth deeper at a time until ``deadline`` (a time of ``clock``).
+
+    Depths up to ``min_depth`` are completed whatever the clock says (they take
+    microseconds), so a caller always gets a move.  Raises ``IllegalMove`` if the game is
+    over and ``UnknownHeuristic`` for a bad name.
+    """
+    if board.is_over():
+        raise IllegalMove("the game is over: there is no move to search")
+    hid = heuristic_id(heuristic)
+    if table is None:
+        table = TranspositionTable(bits=18)
+    table.claim((hid, tactics))
+    scratch = new_scratch()
+    remaining = bits.CELLS - board.moves
+    last_depth = remaining if max_depth is None else min(max_depth, remaining)
+    start = clock()
+    total_nodes = 0
+    slice_nodes = FIRST_SLICE_NODES
+    for depth in range(1, last_depth + 1):
+        must_finish = depth <= min_depth
+        while True:
+            counters = new_counters(1 << 62 if must_finish else slice_nodes)
+            before = clock()
+            score = negamax(
+                board.position, board.mask, board.moves, depth, -INF, INF, hid, tactics,
+                table.keys, table.data, scratch, counters,
+            )
+            now = clock()
+            total_nodes += int(min(counters[NODES], counters[NODE_LIMIT]))
+            elapsed = now - before
+            if elapsed > 0 and counters[NODES] > 0:
+                rate = counters[NODES] / elapsed
+                budget = min(MAX_SLICE_SECONDS, (deadline - now) / 2)
+                slice_nodes = max(MIN_SLICE_NODES, int(rate * budget))
+            if not counters[ABORTED]:
+                break
+            if now >= deadline:
+                return
+        column = int(scratch[board.moves, BEST_SLOT])
+        score = int(score)
+        exhausted = depth >= remaining
+        yield SearchResult(
+            column=column,
+            score=score,
+            depth=depth,
+            nodes=total_nodes,
+            seconds=clock() - start,
+            pv=principal_variation(board, column, table, depth),
+            proven=is_proven(score) or exhausted,
+        )
+        if is_proven(score) or clock() >= deadline:
+            return
+
+
+def search(
+    board: Board,
+    seconds: float,
+    *,
+    clock: Clock = time.perf_counter,
+    **options: object,
+) -> SearchResult:
+    """The result of the deepest iteration completed within ``seconds`` from now."""
+    deadline = clock() + seconds
+    result = None
+    for result in iterative_deepening(board, deadline, clock=clock, **options):  # type: ignore[arg-type]
+        pass
+    assert result is not None  # min_depth >= 1 always completes
+    return result
