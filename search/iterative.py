@@ -133,7 +133,7 @@ def iterative_deepening(
             pv=principal_variation(board, column, table, depth),
             proven=is_proven(score) or exhausted,
         )
-        if is_proven(score) or clock() >= deadline:
+        if is_proven(score) or (depth >= min_depth and clock() >= deadline):
             return
 
 
