@@ -11,9 +11,12 @@ from heuristics import evaluate, heuristic_id
 from settings import load_settings
 
 
+class UsageError(ValueError):
+    """A command-line option with a value the command cannot use."""
+
+
 def _position(moves: str) -> Board:
-    board = Board.from_moves(moves.strip())
-    return board
+    return Board.from_moves(moves.strip())
 
 
 def move_command(args: argparse.Namespace) -> int:
@@ -25,10 +28,10 @@ def move_command(args: argparse.Namespace) -> int:
         settings = replace(settings, heuristic=args.heuristic)
     if args.time is not None:
         if not args.time > 0:
-            raise ValueError("--time must be a positive number of seconds")
+            raise UsageError("--time must be a positive number of seconds")
         settings = replace(settings, seconds_per_move=args.time)
     if args.depth is not None and args.depth < 1:
-        raise ValueError("--depth must be at least 1")
+        raise UsageError("--depth must be at least 1")
     board = _position(args.moves)
     if board.is_over():
         raise IllegalMove("the game in that move string is already over")
@@ -72,4 +75,4 @@ def evaluate_command(args: argparse.Namespace) -> int:
     return 0
 
 
-USER_ERRORS = (ValueError,)
+USER_ERRORS = (UsageError,)

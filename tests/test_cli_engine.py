@@ -1,0 +1,87 @@
+"""``agent.py move`` and ``evaluate``: outputs and error paths, through ``agent.main``."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import agent
+from board import Board
+from heuristics import evaluate
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = agent.main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_move_json_gives_a_legal_column_and_the_search_figures(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "move", "4453", "--json", "--depth", "6", "--time", "5")
+    assert code == 0, err
+    reply = json.loads(out)
+    assert set(reply) >= {"column", "score", "depth", "nodes", "seconds", "pv"}
+    assert Board.from_moves("4453").can_play(reply["column"])
+    assert reply["depth"] == 6 and reply["pv"][0] == reply["column"]
+    assert reply["nodes"] > 0
+
+
+def test_move_finds_the_winning_column_in_server_numbering(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "move", "112233", "--json", "--time", "0.5")
+    assert code == 0
+    assert json.loads(out)["column"] == 3  # 0-based: Pons' column 4
+
+
+def test_move_prints_board_and_figures(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "move", "", "--depth", "5", "--time", "1")
+    assert code == 0
+    assert "0 1 2 3 4 5 6" in out
+    assert "depth: 5" in out and "nodes:" in out and "move: column" in out
+
+
+def test_evaluate_json_matches_the_heuristic(capsys: pytest.CaptureFixture[str]) -> None:
+    for name in ("windows5000", "threats"):
+        code, out, _ = run(capsys, "evaluate", "4453", "--json", "--heuristic", name)
+        assert code == 0
+        assert json.loads(out)["score"] == evaluate(Board.from_moves("4453"), name)
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["move", "44x"], "move 3 is 'x'"),
+        (["move", "1111111"], "column 1 is full"),
+        (["move", "1212121"], "already over"),
+        (["move", "44", "--heuristic", "nope"], "unknown heuristic 'nope'"),
+        (["move", "44", "--time", "0"], "--time must be"),
+        (["move", "44", "--depth", "0"], "--depth must be"),
+        (["evaluate", "48"], "move 2 is '8'"),
+        (["evaluate", "4", "--heuristic", "x"], "unknown heuristic"),
+    ],
+)
+def test_bad_input_is_one_error_line_and_exit_2(
+    capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
+    code, out, err = run(capsys, *argv)
+    assert code == 2
+    assert out == ""
+    assert err.count("\n") == 1 and err.startswith("error: ") and message in err
+
+
+def test_no_arguments_prints_help_and_exits_1(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys)
+    assert code == 1 and "usage:" in out
+
+
+def test_fresh_process_answers_without_traceback() -> None:
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "agent.py"), "move", "9"], capture_output=True, text=True
+    )
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr and proc.stderr.startswith("error:")
