@@ -1,0 +1,134 @@
+"""Run the local course server in a background thread: for tests, benchmarks and tools.
+
+``LocalCourseServer`` owns a ``CourseService`` and a uvicorn server on 127.0.0.1 and can be
+stopped and started again on the same port and database, which is how a restart is tested.
+It binds the listening socket itself, so port 0 (a free port) works and the URL is known
+before the first request.
+"""
+
+from __future__ import annotations
+
+import random
+import socket
+import threading
+import time
+from collections.abc import Callable
+from types import TracebackType
+
+import uvicorn
+
+from localserver.app import create_app
+from localserver.service import CourseService
+
+START_TIMEOUT = 15.0
+
+
+class ServerStartError(RuntimeError):
+    """The background server did not come up."""
+
+
+def bind_socket(host: str, port: int) -> socket.socket:
+    """A listening TCP socket on ``host:port`` (port 0 = any free port)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    # So that a restart can take the same port while old connections are in TIME_WAIT.
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+        sock.listen(128)
+    except OSError:
+        sock.close()
+        raise
+    sock.set_inheritable(True)
+    return sock
+
+
+class LocalCourseServer:
+    """The real app served by uvicorn in a thread; a context manager that starts and stops it.
+
+    ``service_options`` are ``CourseService``'s keyword arguments (``api_key`` defaults to
+    ``"nyckel"``); ``seed`` makes the bot's choices and who starts reproducible.
+    """
+
+    def __init__(
+        self,
+        db: str = ":memory:",
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        seed: int | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        **service_options: object,
+    ) -> None:
+        self.db = db
+        self.host = host
+        self.port = port
+        self.seed = seed
+        self.clock = clock
+        self.service_options = {"api_key": "nyckel", **service_options}
+        self.service: CourseService | None = None
+        self._server: uvicorn.Server | None = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def url(self) -> str:
+        """The base URL, ending in ``/`` like the course's: endpoints are appended."""
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}/"
+
+    def _new_service(self) -> CourseService:
+        rng = random.Random(self.seed) if self.seed is not None else None
+        return CourseService(self.db, rng=rng, clock=self.clock,
+                             **self.service_options)  # type: ignore[arg-type]
+
+    def start(self) -> LocalCourseServer:
+        """Start serving; a second start after ``stop`` reopens the same database and port."""
+        if self._thread is not None:
+            raise ServerStartError("the server is already running")
+        if self.service is None:
+            self.service = self._new_service()
+        sock = bind_socket(self.host, self.port)
+        self.port = sock.getsockname()[1]
+        config = uvicorn.Config(create_app(self.service), log_level="warning", lifespan="off",
+                                access_log=False, timeout_graceful_shutdown=2)
+        server = uvicorn.Server(config)
+        thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]},
+                                  name=f"course-server-{self.port}", daemon=True)
+        thread.start()
+        deadline = time.monotonic() + START_TIMEOUT
+        while not server.started:
+            if not thread.is_alive() or time.monotonic() > deadline:
+                server.should_exit = True
+                sock.close()
+                raise ServerStartError(f"the local course server did not start on {self.url}")
+            time.sleep(0.01)
+        # uvicorn serves on ``sock`` itself and closes it when it shuts down.
+        self._server, self._thread = server, thread
+        return self
+
+    def stop(self) -> None:
+        """Stop serving and close the database (a later ``start`` opens it anew)."""
+        if self._server is not None and self._thread is not None:
+            self._server.should_exit = True
+            self._thread.join(START_TIMEOUT)
+        self._server = self._thread = None
+        if self.service is not None:
+            self.service.close()
+            self.service = None
+
+    def restart(self) -> LocalCourseServer:
+        """Stop and start again: a new service over the same database, on the same port."""
+        self.stop()
+        return self.start()
+
+    def __enter__(self) -> LocalCourseServer:
+        return self.start()
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+
+__all__ = ["LocalCourseServer", "ServerStartError", "bind_socket"]
