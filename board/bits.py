@@ -2,7 +2,8 @@
 
 Every function here is a small compiled (numba) function over plain integers, so the hot loops
 of the search can call them without leaving machine code.  With ``NUMBA_DISABLE_JIT=1`` they
-run as ordinary Python.
+run as ordinary Python.  The ones the board model calls from Python (through ``py_func``) call
+no other compiled function, so using them never loads compiled code.
 
 Layout: the 6x7 board is stored column by column, 7 bits per column (6 cells and one
 sentinel bit on top that is always 0), so bit ``7 * col + row`` is the cell in column ``col``
@@ -59,13 +60,13 @@ def column_mask(col: int) -> int:
 @njit(cache=True)
 def can_play(mask: int, col: int) -> bool:
     """True if column ``col`` still has room."""
-    return (mask & top_mask_col(col)) == 0
+    return (mask & (1 << (HEIGHT - 1 + col * H1))) == 0
 
 
 @njit(cache=True)
 def drop_cell(mask: int, col: int) -> int:
     """The cell a disc dropped in column ``col`` lands on (the column must have room)."""
-    return (mask + bottom_mask_col(col)) & column_mask(col)
+    return (mask + (1 << (col * H1))) & (((1 << HEIGHT) - 1) << (col * H1))
 
 
 @njit(cache=True)

@@ -19,6 +19,23 @@ from board.errors import IllegalMove, InvalidGrid, InvalidMoveString
 WIDTH = bits.WIDTH
 HEIGHT = bits.HEIGHT
 
+
+def _python(function: Any) -> Any:
+    """The plain-Python body of a compiled bitboard function.
+
+    The board runs the same functions as the compiled search, but as Python: one call costs
+    about the same, and a fresh process does not pay for loading each one from numba's cache.
+    """
+    return getattr(function, "py_func", function)
+
+
+_can_play = _python(bits.can_play)
+_drop_cell = _python(bits.drop_cell)
+_has_four = _python(bits.has_four)
+_popcount = _python(bits.popcount)
+_column_mask = _python(bits.column_mask)
+_bottom_mask_col = _python(bits.bottom_mask_col)
+
 Bitboard = int
 
 
@@ -54,8 +71,10 @@ class Board:
                         f"move {index + 1} is {item!r}: expected a column digit 1-{WIDTH}"
                     )
                 col = int(item) - 1
-            else:
+            elif isinstance(item, (int, np.integer)) and not isinstance(item, bool):
                 col = int(item) - offset
+            else:
+                raise InvalidMoveString(f"move {index + 1} is {item!r}: expected a column number")
             if board.is_over():
                 raise InvalidMoveString(f"move {index + 1}: the game was already over")
             if not 0 <= col < WIDTH:
@@ -130,21 +149,21 @@ class Board:
 
     def can_play(self, col: int) -> bool:
         """True if ``col`` (0-based) is on the board and not full."""
-        return 0 <= col < WIDTH and bool(bits.can_play(self.mask, col))
+        return 0 <= col < WIDTH and bool(_can_play(self.mask, col))
 
     def legal_moves(self) -> list[int]:
         """Playable columns, left to right; empty once the game is over."""
         if self.is_over():
             return []
-        return [c for c in range(WIDTH) if bits.can_play(self.mask, c)]
+        return [c for c in range(WIDTH) if _can_play(self.mask, c)]
 
     def is_winning_move(self, col: int) -> bool:
         """True if the side to move wins by playing the playable column ``col``."""
-        return bool(bits.has_four(self.position | bits.drop_cell(self.mask, col)))
+        return bool(_has_four(self.position | _drop_cell(self.mask, col)))
 
     def last_mover_won(self) -> bool:
         """True if the side that just moved has four in a row."""
-        return bool(bits.has_four(self.opponent))
+        return bool(_has_four(self.opponent))
 
     def is_full(self) -> bool:
         return self.moves == bits.CELLS
@@ -154,7 +173,7 @@ class Board:
 
     def height(self, col: int) -> int:
         """Number of discs in column ``col``."""
-        return bits.popcount(self.mask & bits.column_mask(col))
+        return _popcount(self.mask & _column_mask(col))
 
     # --- moves ----------------------------------------------------------------------------
 
@@ -167,7 +186,7 @@ class Board:
             raise IllegalMove(f"column must be an integer, not {col!r}")
         if not 0 <= col < WIDTH:
             raise IllegalMove(f"column {col} is out of range 0-{WIDTH - 1}")
-        if not bits.can_play(self.mask, col):
+        if not _can_play(self.mask, col):
             raise IllegalMove(f"column {col} is full")
         if self.is_over():
             raise IllegalMove("the game is over")
@@ -175,7 +194,7 @@ class Board:
 
     def play_unchecked(self, col: int) -> Board:
         """``play`` for callers that already know the move is legal."""
-        new_mask = self.mask | (self.mask + bits.bottom_mask_col(col))
+        new_mask = self.mask | (self.mask + _bottom_mask_col(col))
         return Board(self.position ^ self.mask, new_mask, self.moves + 1)
 
     # --- conversions ----------------------------------------------------------------------

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from board import Board, IllegalMove
 from search import SearchResult, TranspositionTable, iterative_deepening
-from search.iterative import Clock
+from search.iterative import Clock, deepest
 from settings import AgentSettings
 
 
@@ -62,8 +62,7 @@ class Engine:
 
     def warm_up(self) -> None:
         """Load (or compile) the compiled code now, so that the first move is not slowed."""
-        for _ in iterative_deepening(Board.from_moves("44"), self.clock() + 0.01, max_depth=4):
-            pass
+        deepest(iterative_deepening(Board.from_moves("44"), self.clock() + 0.01, max_depth=4))
 
     def new_game(self) -> None:
         self.table.clear()
@@ -75,8 +74,7 @@ class Engine:
         budget = self.settings.seconds_per_move if seconds is None else seconds
         start = self.clock()
         deadline = start + budget
-        last: SearchResult | None = None
-        for last in iterative_deepening(
+        last = deepest(iterative_deepening(
             board,
             deadline,
             clock=self.clock,
@@ -84,7 +82,5 @@ class Engine:
             min_depth=self.settings.min_depth,
             max_depth=max_depth,
             table=self.table,
-        ):
-            pass
-        assert last is not None
+        ))
         return Decision.from_search(last, self.clock() - start)

@@ -16,16 +16,17 @@ a search overruns its deadline by a fraction of a millisecond at most.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from board import Board, IllegalMove, bits
 from heuristics import DEFAULT_HEURISTIC, heuristic_id
 from search.negamax import (
-    INF,
-    NODE_LIMIT,
     ABORTED,
     BEST_SLOT,
+    INF,
+    NODE_LIMIT,
     NODES,
     is_proven,
     negamax,
@@ -59,7 +60,9 @@ class SearchResult:
     proven: bool
 
 
-def principal_variation(board: Board, first: int, table: TranspositionTable, depth: int) -> tuple[int, ...]:
+def principal_variation(
+    board: Board, first: int, table: TranspositionTable, depth: int
+) -> tuple[int, ...]:
     """``first`` followed by the best moves the table remembers, at most ``depth`` moves."""
     line = [first]
     current = board.play_unchecked(first)
@@ -137,6 +140,14 @@ def iterative_deepening(
             return
 
 
+def deepest(results: Iterable[SearchResult]) -> SearchResult:
+    """The last result of an iterative deepening (the deepest completed iteration)."""
+    last = deque(results, maxlen=1)
+    if not last:
+        raise ValueError("the search completed no iteration")
+    return last[0]
+
+
 def search(
     board: Board,
     seconds: float,
@@ -146,8 +157,4 @@ def search(
 ) -> SearchResult:
     """The result of the deepest iteration completed within ``seconds`` from now."""
     deadline = clock() + seconds
-    result = None
-    for result in iterative_deepening(board, deadline, clock=clock, **options):  # type: ignore[arg-type]
-        pass
-    assert result is not None  # min_depth >= 1 always completes
-    return result
+    return deepest(iterative_deepening(board, deadline, clock=clock, **options))  # type: ignore[arg-type]

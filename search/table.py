@@ -4,8 +4,9 @@ Entry ``i`` holds the full key (``position + mask``) of the position stored ther
 packed word: the score (biased to be non-negative), the remaining depth it was searched to,
 a bound flag and the best move found.  Index = key modulo the size, a prime: keys are
 structured (the low bits are the first columns), so a power of two would crowd them into few
-slots.  Empty slots hold key -1.  A new entry always replaces the old one.  Scores are absolute (a win is ``WIN - discs at the end``),
-so no adjustment for the distance from the root is needed when they are read back.
+slots.  Empty slots hold key -1.  A new entry always replaces the old one.  Scores are
+absolute (a win is ``WIN - discs at the end``), so no adjustment for the distance from the
+root is needed when they are read back.
 """
 
 from __future__ import annotations

@@ -1,0 +1,230 @@
+"""Speed of the heuristic search: nodes per second and depth reached within 0.1 s, 1 s and 5 s.
+
+    python bench/search_bench.py [--positions N] [--budgets 0.1,1,5] [--heuristic NAME] [--json FILE]
+
+Measures, in one run:
+
+1. the compiled iterative-deepening search (``windows5000`` at the leaves) from the empty board
+   and from ``N`` positions of each of three of Pons' test sets, per time budget: the depth
+   completed and the nodes per second;
+2. two references searching the same positions to a fixed depth, reported as ratios:
+   the same search run un-compiled (``NUMBA_DISABLE_JIT=1``, in a child process) and a plain
+   alpha-beta over the course's 6x7 NumPy grid that copies the grid per node, as the seed
+   solutions did;
+3. ``agent.py move "" --time 1`` in a fresh process: wall time in total (numba's on-disk cache
+   warm, as after the first run).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from board import Board  # noqa: E402
+from search import TranspositionTable, iterative_deepening  # noqa: E402
+from search.iterative import deepest  # noqa: E402
+
+SETS = {"Begin-Easy": "Test_L1_R1", "Middle-Easy": "Test_L2_R1", "Middle-Medium": "Test_L2_R2"}
+DATA = ROOT / "tests" / "data" / "pons"
+
+
+def sample_positions(n: int) -> dict[str, list[str]]:
+    result = {}
+    for name, file in SETS.items():
+        lines = (DATA / file).read_text().split("\n")
+        step = max(1, len(lines) // n)
+        result[name] = [line.split()[0] for line in lines[::step][:n] if line.strip()]
+    return result
+
+
+def timed_search(
+    board: Board, seconds: float, heuristic: str, table: TranspositionTable
+) -> tuple[int, int, float, bool]:
+    """(depth completed, nodes, seconds, proven) of one search with a fresh table."""
+    table.clear()
+    start = time.perf_counter()
+    last = deepest(iterative_deepening(board, start + seconds, heuristic=heuristic, table=table))
+    return last.depth, last.nodes, time.perf_counter() - start, last.proven
+
+
+# --- reference 1: the seed solutions' approach, alpha-beta over a copied NumPy grid -------------
+
+def _grid_windows() -> list[tuple[tuple[int, int], ...]]:
+    cells = []
+    for r in range(6):
+        for c in range(7):
+            for dr, dc in ((0, 1), (1, 0), (1, 1), (-1, 1)):
+                w = tuple((r + i * dr, c + i * dc) for i in range(4))
+                if all(0 <= a < 6 and 0 <= b < 7 for a, b in w):
+                    cells.append(w)
+    return cells
+
+
+GRID_WINDOWS = _grid_windows()
+
+
+def grid_score(grid: np.ndarray, player: int) -> int:
+    score = 0
+    for w in GRID_WINDOWS:
+        values = [int(grid[r, c]) for r, c in w]
+        own, opp, empty = values.count(player), values.count(-player), values.count(0)
+        if own == 4:
+            score += 5_000_001
+        elif own == 3 and empty == 1:
+            score += 5_000
+        elif own == 2 and empty == 2:
+            score += 500
+        elif opp == 4:
+            score -= 5_000_000
+        elif opp == 3 and empty == 1:
+            score -= 5_001
+        elif opp == 2 and empty == 2:
+            score -= 501
+    return score + int((grid[:, 3] == player).sum())
+
+
+def grid_alphabeta(
+    grid: np.ndarray, player: int, depth: int, alpha: float, beta: float, counter: list[int]
+) -> float:
+    counter[0] += 1
+    if depth == 0:
+        return grid_score(grid, player)
+    best = -float("inf")
+    for col in (3, 2, 4, 1, 5, 0, 6):
+        if grid[0, col] != 0:
+            continue
+        child = grid.copy()
+        row = max(r for r in range(6) if child[r, col] == 0)
+        child[row, col] = player
+        if any(all(child[r, c] == player for r, c in w) for w in GRID_WINDOWS):
+            return 1e9
+        value = -grid_alphabeta(child, -player, depth - 1, -beta, -alpha, counter)
+        best = max(best, value)
+        alpha = max(alpha, value)
+        if alpha >= beta:
+            break
+    return best if best != -float("inf") else 0.0
+
+
+def grid_rate(positions: list[str], depth: int) -> float:
+    nodes = [0]
+    start = time.perf_counter()
+    for moves in positions:
+        board = Board.from_moves(moves)
+        grid_alphabeta(board.to_grid(1).astype(np.int64), 1, depth, -float("inf"), float("inf"), nodes)
+    return nodes[0] / (time.perf_counter() - start)
+
+
+# --- reference 2: the same search, un-compiled -----------------------------------------------
+
+FIXED_DEPTH_CODE = """
+import json, sys, time
+from board import Board
+from search import TranspositionTable, iterative_deepening
+positions, depth = json.loads(sys.argv[1]), int(sys.argv[2])
+for r in iterative_deepening(Board.from_moves("44"), float('inf'), max_depth=3):
+    pass  # load the compiled code before the clock starts
+nodes, start = 0, time.perf_counter()
+for moves in positions:
+    for r in iterative_deepening(Board.from_moves(moves), float('inf'), max_depth=depth,
+                                 table=TranspositionTable(20)):
+        pass
+    nodes += r.nodes
+print(json.dumps({"nodes": nodes, "seconds": time.perf_counter() - start}))
+"""
+
+
+def fixed_depth_rate(positions: list[str], depth: int, jit: bool) -> float:
+    env = dict(os.environ)
+    if not jit:
+        env["NUMBA_DISABLE_JIT"] = "1"
+    out = subprocess.run(
+        [sys.executable, "-c", FIXED_DEPTH_CODE, json.dumps(positions), str(depth)],
+        env=env, cwd=ROOT, capture_output=True, text=True, check=True,
+    )
+    figures = json.loads(out.stdout)
+    return figures["nodes"] / figures["seconds"]
+
+
+def fresh_process_move(seconds: float) -> float:
+    start = time.perf_counter()
+    subprocess.run(
+        [sys.executable, str(ROOT / "agent.py"), "move", "", "--time", str(seconds), "--json"],
+        cwd=ROOT, capture_output=True, text=True, check=True,
+    )
+    return time.perf_counter() - start
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--positions", type=int, default=5, help="positions per test set")
+    parser.add_argument("--budgets", default="0.1,1,5", help="comma-separated seconds")
+    parser.add_argument("--heuristic", default="windows5000")
+    parser.add_argument("--json", default=None, metavar="FILE", help="also write the figures here")
+    args = parser.parse_args()
+    budgets = [float(b) for b in args.budgets.split(",")]
+    table = TranspositionTable(22)
+    timed_search(Board(), 0.05, args.heuristic, table)  # load the compiled code first
+    figures: dict[str, object] = {"budgets": budgets}
+
+    groups = {"empty board": [""], **sample_positions(args.positions)}
+    rows = []
+    for group, positions in groups.items():
+        for budget in budgets:
+            runs = [timed_search(Board.from_moves(m), budget, args.heuristic, table) for m in positions]
+            # A proven position stops early: its depth says nothing about speed.
+            open_runs = [r for r in runs if not r[3]] or runs
+            depths = [r[0] for r in open_runs]
+            rate = sum(r[1] for r in open_runs) / sum(r[2] for r in open_runs)
+            rows.append({
+                "group": group, "budget": budget, "positions": len(positions),
+                "proven": sum(r[3] for r in runs),
+                "depth_min": min(depths), "depth_median": statistics.median(depths),
+                "mnps": rate / 1e6,
+            })
+    figures["search"] = rows
+    print("depth and speed over the positions the search did not prove (proven: solved early)")
+    print(f"{'positions':<16}{'budget s':>9}{'n':>4}{'proven':>7}{'depth min':>10}{'depth med':>10}"
+          f"{'M nodes/s':>11}")
+    for r in rows:
+        print(f"{r['group']:<16}{r['budget']:>9g}{r['positions']:>4}{r['proven']:>7}{r['depth_min']:>10}"
+              f"{r['depth_median']:>10g}{r['mnps']:>11.2f}")
+
+    ref_positions = ["", *[p for ps in sample_positions(3).values() for p in ps]]
+    compiled = fixed_depth_rate(ref_positions, 9, jit=True)
+    uncompiled = fixed_depth_rate(ref_positions, 4, jit=False)
+    grid = grid_rate(ref_positions, 3)
+    figures["reference"] = {
+        "compiled_nps": compiled, "uncompiled_nps": uncompiled, "grid_nps": grid,
+        "speedup_vs_uncompiled": compiled / uncompiled, "speedup_vs_grid": compiled / grid,
+    }
+    print()
+    print(f"fixed-depth search, {len(ref_positions)} positions:")
+    print(f"  compiled (depth 9)          {compiled / 1e6:9.2f} M nodes/s")
+    print(f"  same code un-compiled (4)   {uncompiled / 1e6:9.4f} M nodes/s   "
+          f"compiled is {compiled / uncompiled:,.0f}x faster")
+    print(f"  seed-style NumPy grid (3)   {grid / 1e6:9.4f} M nodes/s   "
+          f"compiled is {compiled / grid:,.0f}x faster")
+
+    walls = [fresh_process_move(1.0) for _ in range(3)]
+    figures["fresh_process_move_1s_wall"] = walls
+    print()
+    print(f"agent.py move \"\" --time 1 in a fresh process: wall {min(walls):.2f}-{max(walls):.2f} s")
+    if args.json:
+        Path(args.json).write_text(json.dumps(figures, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
