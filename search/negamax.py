@@ -30,6 +30,9 @@ NODES = 0
 NODE_LIMIT = 1
 ABORTED = 2
 
+# Depth recorded for scores that hold at any depth.
+ANY_DEPTH = 255
+
 # Scratch row per ply: 7 ordered moves, then the best move found at that node.
 BEST_SLOT = 7
 
@@ -87,6 +90,23 @@ def _order_moves(pos: int, mask: int, possible: int, tt_col: int, row: np.ndarra
 
 
 @njit(cache=True)
+def _proven(
+    score: int,
+    col: int,
+    key: int,
+    index: int,
+    tt_keys: np.ndarray,
+    tt_data: np.ndarray,
+    best_slot: np.ndarray,
+) -> int:
+    """Record a score that holds at any depth (a win or loss found by tactics) and return it."""
+    tt_keys[index] = key
+    tt_data[index] = tt_pack(score, ANY_DEPTH, EXACT, col)
+    best_slot[BEST_SLOT] = col
+    return score
+
+
+@njit(cache=True)
 def negamax(
     pos: int,
     mask: int,
@@ -127,31 +147,29 @@ def negamax(
     if depth == 0 and not tactics:
         return evaluate_id(hid, pos, mask, moves)
 
+    key = pos + mask
+    index = key % tt_keys.size
     possible = bits.possible_moves(mask)
     wins_now = bits.winning_cells(pos, mask) & possible
     if wins_now:
-        best_slot[BEST_SLOT] = bits.lowest_col(wins_now & -wins_now)
-        return WIN - (moves + 1)
+        return _proven(WIN - (moves + 1), bits.lowest_col(wins_now & -wins_now), key, index,
+                       tt_keys, tt_data, best_slot)
 
     if tactics:
         opp_threats = bits.winning_cells(pos ^ mask, mask)
         forced = possible & opp_threats
         if forced:
-            best_slot[BEST_SLOT] = bits.lowest_col(forced & -forced)
             if forced & (forced - 1):
-                return -(WIN - (moves + 2))
+                return _proven(-(WIN - (moves + 2)), bits.lowest_col(forced & -forced), key,
+                               index, tt_keys, tt_data, best_slot)
             possible = forced
         safe = possible & ~(opp_threats >> 1)
         if safe == 0:
-            if not forced:
-                best_slot[BEST_SLOT] = bits.lowest_col(possible & -possible)
-            return -(WIN - (moves + 2))
+            return _proven(-(WIN - (moves + 2)), bits.lowest_col(possible & -possible), key,
+                           index, tt_keys, tt_data, best_slot)
         possible = safe
         if depth == 0:
             return evaluate_id(hid, pos, mask, moves)
-
-    key = pos + mask
-    index = key % tt_keys.size
     tt_col = -1
     if tt_keys[index] == key:
         data = tt_data[index]
