@@ -1,0 +1,190 @@
+"""One game between two players, recorded move by move.
+
+``play_game`` is the only game loop of the arena: the tournament workers and the terminal game
+(``agent.py play``) both go through it.  It asks each player for a column, times the answer
+with the wall clock, and stops at four in a row or a full board.  A player that answers with an
+impossible column, or whose ``choose`` raises, loses the game there (recorded as a forfeit with
+the reason) instead of stopping a tournament of hundreds of games; only a person quitting
+(``GameAbandoned``) or Ctrl-C ends a game without a result.
+
+The arena plays the real rules: four in a row wins even when it fills the last cell.  (The
+course environment scores that case as a draw; it can only turn one of our losses into a draw
+there, never the other way round, so the arena's figures are the stricter ones.)
+"""
+
+from __future__ import annotations
+
+import numbers
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from arena.players import Player
+from board import WIDTH, Board
+
+# GameRecord.reason values
+FOUR = "four"          # the winner connected four
+FULL = "full"          # the board filled up: a draw
+ILLEGAL = "illegal"    # the loser answered with a column it could not play
+ERROR = "error"        # the loser's choose() raised
+
+
+class GameAbandoned(Exception):
+    """A player stopped the game (a person quitting); the game has no result."""
+
+
+@dataclass(frozen=True, slots=True)
+class MoveRecord:
+    """One move: ``ply`` is the disc number (1-42), ``side`` 0 for the first player, 1 the second.
+
+    ``seconds`` is the wall-clock time the player took, measured by the arena around
+    ``choose``.  ``depth``, ``source``, ``nodes`` and ``proven`` come from our engine's
+    decision and are None for other players.
+    """
+
+    ply: int
+    side: int
+    column: int
+    seconds: float
+    depth: int | None = None
+    source: str | None = None
+    nodes: int | None = None
+    proven: bool | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class GameRecord:
+    """A finished game: who played, every legal move, and how it ended.
+
+    ``winner`` is 0 (the first player), 1 (the second) or None (a draw).  For a forfeit
+    (``reason`` ``illegal`` or ``error``) ``detail`` says what the loser did; its last answer
+    is not among ``moves``.
+    """
+
+    first: str
+    second: str
+    moves: tuple[MoveRecord, ...]
+    winner: int | None
+    reason: str
+    detail: str = ""
+    forfeit_seconds: float | None = None
+
+    @property
+    def columns(self) -> list[int]:
+        return [m.column for m in self.moves]
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["moves"] = [asdict(m) for m in self.moves]
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> GameRecord:
+        moves = tuple(MoveRecord(**m) for m in data["moves"])
+        return cls(**{**data, "moves": moves})
+
+
+MoveObserver = Callable[[Board, MoveRecord], None]
+
+
+@dataclass
+class _Loop:
+    """The state of one game in progress (kept together so the forfeit path can build a record)."""
+
+    names: tuple[str, str]
+    board: Board = field(default_factory=Board)
+    moves: list[MoveRecord] = field(default_factory=list)
+
+    def record(self, winner: int | None, reason: str, detail: str = "",
+               seconds: float | None = None) -> GameRecord:
+        return GameRecord(self.names[0], self.names[1], tuple(self.moves), winner, reason,
+                          detail, seconds)
+
+
+def _decision_fields(player: Player) -> dict[str, Any]:
+    """Depth, source, nodes and proven of the player's last decision, if it explains itself."""
+    decision = getattr(player, "last", None)
+    if decision is None:
+        return {}
+    return {
+        "depth": int(decision.depth),
+        "source": str(decision.source),
+        "nodes": int(decision.nodes),
+        "proven": bool(decision.proven),
+    }
+
+
+def play_game(
+    first: Player,
+    second: Player,
+    *,
+    names: tuple[str, str] | None = None,
+    start: Board | None = None,
+    on_move: MoveObserver | None = None,
+    clock: Callable[[], float] = time.perf_counter,
+) -> GameRecord:
+    """Play ``first`` against ``second`` from ``start`` (default: the empty board).
+
+    The players' ``new_game`` is the caller's business (a tournament reseeds them first).
+    ``on_move(board_after, move)`` is called after every legal move.  With a ``start``
+    position, the side to move there plays as ``first``.  Raises ``GameAbandoned`` when a
+    player gives up the game without a result.
+    """
+    players = (first, second)
+    loop = _Loop(names or (first.name, second.name), start or Board())
+    if loop.board.is_over():
+        raise ValueError("the start position is already decided")
+    side = 0
+    while True:
+        player = players[side]
+        began = clock()
+        try:
+            column = player.choose(loop.board)
+        except GameAbandoned:
+            raise
+        except Exception as exc:  # a broken player loses its game, the tournament goes on
+            return loop.record(1 - side, ERROR, f"{type(exc).__name__}: {exc}", clock() - began)
+        seconds = clock() - began
+        problem = _illegal(loop.board, column)
+        if problem:
+            return loop.record(1 - side, ILLEGAL, problem, seconds)
+        column = int(column)
+        move = MoveRecord(
+            ply=loop.board.moves + 1, side=side, column=column, seconds=seconds,
+            **_decision_fields(player),
+        )
+        loop.moves.append(move)
+        loop.board = loop.board.play_unchecked(column)
+        if on_move is not None:
+            on_move(loop.board, move)
+        if loop.board.last_mover_won():
+            return loop.record(side, FOUR)
+        if loop.board.is_full():
+            return loop.record(None, FULL)
+        side = 1 - side
+
+
+def _illegal(board: Board, column: object) -> str:
+    """Why ``column`` cannot be played on ``board``, or "" when it can."""
+    # numbers.Integral takes NumPy integers too; a bool is an Integral but not a column
+    if isinstance(column, bool) or not isinstance(column, numbers.Integral):
+        return f"answered {column!r}, not a column"
+    if not 0 <= int(column) < WIDTH:
+        return f"column {column} is out of range 0-{WIDTH - 1}"
+    if not board.can_play(int(column)):
+        return f"column {column} is full"
+    return ""
+
+
+__all__ = [
+    "ERROR",
+    "FOUR",
+    "FULL",
+    "ILLEGAL",
+    "GameAbandoned",
+    "GameRecord",
+    "MoveObserver",
+    "MoveRecord",
+    "play_game",
+]
