@@ -1,0 +1,221 @@
+"""Tournament bookkeeping: wins, draws and losses per pairing and overall, and move statistics.
+
+Everything here is computed from the list of game records alone, so the tables, the JSON and
+the plots of one tournament always agree with each other.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from arena.match import ERROR, ILLEGAL
+from arena.tournament import GameOutcome, TournamentPlan
+
+# A move slower than its budget by more than this misses the project's timing target.
+OVERRUN_TOLERANCE = 0.05
+
+
+@dataclass
+class Tally:
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.draws + self.losses
+
+    @property
+    def score_rate(self) -> float:
+        """(wins + draws / 2) / games; 0 without games."""
+        return (self.wins + self.draws / 2) / self.games if self.games else 0.0
+
+    def add(self, points: float) -> None:
+        if points == 1:
+            self.wins += 1
+        elif points == 0:
+            self.losses += 1
+        else:
+            self.draws += 1
+
+    def __add__(self, other: Tally) -> Tally:
+        return Tally(self.wins + other.wins, self.draws + other.draws, self.losses + other.losses)
+
+    def wdl(self) -> str:
+        return f"{self.wins}-{self.draws}-{self.losses}"
+
+    def to_dict(self) -> dict[str, int]:
+        return {"wins": self.wins, "draws": self.draws, "losses": self.losses}
+
+
+@dataclass
+class Standing:
+    """One player's results (in one pairing, or overall), split by who started."""
+
+    player: str
+    as_first: Tally = field(default_factory=Tally)
+    as_second: Tally = field(default_factory=Tally)
+    forfeits: int = 0  # games this player lost by an illegal move or a crash
+
+    @property
+    def total(self) -> Tally:
+        return self.as_first + self.as_second
+
+    def add(self, started: bool, points: float, forfeit: bool) -> None:
+        (self.as_first if started else self.as_second).add(points)
+        self.forfeits += forfeit
+
+    def to_dict(self) -> dict[str, Any]:
+        total = self.total
+        return {
+            "player": self.player,
+            "games": total.games,
+            **total.to_dict(),
+            "as_first": self.as_first.to_dict(),
+            "as_second": self.as_second.to_dict(),
+            "score_rate": round(total.score_rate, 4),
+            "forfeits": self.forfeits,
+        }
+
+
+@dataclass
+class MoveStats:
+    """How one player moved: time per move (measured by the arena), and our engine's depth."""
+
+    player: str
+    budget: float | None = None  # seconds per move, for ``ours``
+    seconds: list[float] = field(default_factory=list)
+    depths: list[int] = field(default_factory=list)
+    search_depths: list[int] = field(default_factory=list)
+    sources: Counter[str] = field(default_factory=Counter)
+    slowest: tuple[float, int, int] = (0.0, -1, 0)  # seconds, game index, ply
+
+    @property
+    def mean_seconds(self) -> float | None:
+        return statistics.fmean(self.seconds) if self.seconds else None
+
+    @property
+    def max_seconds(self) -> float | None:
+        return max(self.seconds) if self.seconds else None
+
+    @property
+    def mean_depth(self) -> float | None:
+        return statistics.fmean(self.depths) if self.depths else None
+
+    @property
+    def over_budget(self) -> int | None:
+        """Moves slower than the budget plus ``OVERRUN_TOLERANCE`` (None: no budget)."""
+        if self.budget is None:
+            return None
+        return sum(1 for s in self.seconds if s > self.budget + OVERRUN_TOLERANCE)
+
+    def to_dict(self) -> dict[str, Any]:
+        def rounded(value: float | None, digits: int = 4) -> float | None:
+            return None if value is None else round(value, digits)
+
+        seconds, game, ply = self.slowest
+        return {
+            "player": self.player,
+            "moves": len(self.seconds),
+            "mean_seconds": rounded(self.mean_seconds),
+            "max_seconds": rounded(self.max_seconds),
+            "slowest_move": {"game": game, "ply": ply, "seconds": round(seconds, 4)}
+            if self.seconds else None,
+            "mean_depth": rounded(self.mean_depth, 2),
+            "mean_search_depth": rounded(
+                statistics.fmean(self.search_depths) if self.search_depths else None, 2),
+            "sources": dict(sorted(self.sources.items())),
+            "budget_seconds": self.budget,
+            "moves_over_budget": self.over_budget,
+        }
+
+
+@dataclass
+class PairingResult:
+    a: Standing
+    b: Standing
+
+    @property
+    def games(self) -> int:
+        return self.a.total.games
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "players": [self.a.player, self.b.player],
+            "games": self.games,
+            "results": [self.a.to_dict(), self.b.to_dict()],
+        }
+
+
+@dataclass
+class Summary:
+    """Everything a tournament produced, ready for the tables, the JSON and the plots."""
+
+    plan: TournamentPlan
+    outcomes: list[GameOutcome]
+    pairings: list[PairingResult]
+    overall: list[Standing]
+    moves: list[MoveStats]
+    workers: int
+    elapsed: float
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON object of ``agent.py tournament --json``."""
+        plan = self.plan
+        return {
+            "seed": plan.seed,
+            "games_per_pairing": plan.games,
+            "games": len(self.outcomes),
+            "workers": self.workers,
+            "elapsed_seconds": round(self.elapsed, 2),
+            "players": list(plan.labels),
+            "pairings": [p.to_dict() for p in self.pairings],
+            "overall": [s.to_dict() for s in self.overall],
+            "moves": [m.to_dict() for m in self.moves],
+        }
+
+
+def summarize(plan: TournamentPlan, outcomes: list[GameOutcome], *, workers: int,
+              elapsed: float) -> Summary:
+    labels = plan.labels
+    pairings = [PairingResult(Standing(labels[a]), Standing(labels[b])) for a, b in plan.pairings]
+    overall = [Standing(label) for label in labels]
+    moves = []
+    for spec, label in zip(plan.specs, labels, strict=True):
+        budget = None
+        if spec.kind == "ours":
+            budget = spec.seconds if spec.seconds is not None else plan.agent.seconds_per_move
+        moves.append(MoveStats(label, budget))
+
+    for outcome in outcomes:
+        task, record = outcome.task, outcome.record
+        sides = (task.first, task.second)
+        pairing = pairings[task.pairing]
+        for side, player in enumerate(sides):
+            if record.winner is None:
+                points = 0.5
+            else:
+                points = 1.0 if record.winner == side else 0.0
+            forfeit = record.reason in (ILLEGAL, ERROR) and record.winner == 1 - side
+            standing = pairing.a if player == task.a else pairing.b
+            standing.add(side == 0, points, forfeit)
+            overall[player].add(side == 0, points, forfeit)
+        for move in record.moves:
+            stats = moves[sides[move.side]]
+            stats.seconds.append(move.seconds)
+            if move.seconds > stats.slowest[0]:
+                stats.slowest = (move.seconds, task.index, move.ply)
+            if move.depth is not None:
+                stats.depths.append(move.depth)
+            if move.source is not None:
+                stats.sources[move.source] += 1
+                if move.source == "search" and move.depth is not None:
+                    stats.search_depths.append(move.depth)
+    return Summary(plan, outcomes, pairings, overall, moves, workers, elapsed)
+
+
+__all__ = ["OVERRUN_TOLERANCE", "MoveStats", "PairingResult", "Standing", "Summary", "Tally",
+           "summarize"]
