@@ -1,0 +1,141 @@
+"""``agent.py tournament`` end to end: tables, JSON, report files, and one-line errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import agent
+
+ROOT = Path(__file__).resolve().parent.parent
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = agent.main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_table_output(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "tournament", "--players", "bot:1,random", "--games", "4",
+                       "--seed", "0", "--workers", "1")
+    assert code == 0
+    assert "bot:1 vs random: 4 games" in out
+    assert "Overall" in out and "as 1st W-D-L" in out
+    overall = out.split("Overall")[1]
+    bot_line = next(line for line in overall.splitlines() if line.strip().startswith("bot:1"))
+    # games W D L as-first as-second: the totals and the split must agree
+    games, wins, draws, losses, first, second = bot_line.split()[1:7]
+    assert int(games) == int(wins) + int(draws) + int(losses) == 4
+    f = [int(x) for x in first.split("-")]
+    s = [int(x) for x in second.split("-")]
+    assert sum(f) == sum(s) == 2
+    assert [f[i] + s[i] for i in range(3)] == [int(wins), int(draws), int(losses)]
+
+
+def test_json_schema(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "tournament", "--players", "seed,random,bot:2", "--games", "2",
+                       "--seed", "8", "--workers", "1", "--json")
+    assert code == 0
+    data = json.loads(out)  # one JSON object, nothing else on stdout
+    assert data["seed"] == 8 and data["games_per_pairing"] == 2 and data["games"] == 6
+    assert data["players"] == ["seed", "random", "bot:2"]
+    assert len(data["pairings"]) == 3
+    for pairing in data["pairings"]:
+        a, b = pairing["results"]
+        assert pairing["players"] == [a["player"], b["player"]]
+        assert a["wins"] == b["losses"] and a["draws"] == b["draws"]
+        for side in (a, b):
+            assert side["games"] == 2
+            assert sum(side["as_first"].values()) == sum(side["as_second"].values()) == 1
+    for row in data["overall"]:
+        assert set(row) >= {"player", "games", "wins", "draws", "losses", "as_first",
+                            "as_second", "score_rate", "forfeits"}
+        assert row["games"] == 4
+    for row in data["moves"]:
+        assert set(row) >= {"player", "moves", "mean_seconds", "max_seconds", "mean_depth"}
+        assert 0 <= row["mean_seconds"] <= row["max_seconds"]
+        assert row["mean_depth"] is None  # only our engine reports a depth
+    assert sum(r["wins"] for r in data["overall"]) == sum(r["losses"] for r in data["overall"])
+
+
+def test_out_dir_has_plots_summary_and_records(capsys: pytest.CaptureFixture[str],
+                                               tmp_path: Path) -> None:
+    out_dir = tmp_path / "report"
+    code, out, err = run(capsys, "tournament", "--players", "ours:0.05,random", "--games", "2",
+                         "--seed", "1", "--workers", "1", "--out", str(out_dir), "--json")
+    assert code == 0
+    data = json.loads(out)
+    ours = data["moves"][0]
+    assert ours["player"] == "ours:0.05" and ours["mean_depth"] >= 1
+    assert ours["budget_seconds"] == 0.05 and ours["sources"]
+    for name in ("timing.png", "depth.png", "results.png"):
+        blob = (out_dir / name).read_bytes()
+        assert blob.startswith(PNG_SIGNATURE), name
+        import matplotlib.image
+
+        image = matplotlib.image.imread(out_dir / name)
+        assert image.shape[0] > 200 and image.shape[1] > 400
+    summary = (out_dir / "summary.md").read_text()
+    assert "| ours:0.05 | 2 |" in summary
+    assert "--seed 1" in summary and "![timing.png](timing.png)" in summary
+    assert json.loads((out_dir / "results.json").read_text())["overall"] == data["overall"]
+    games = [json.loads(line) for line in (out_dir / "games.jsonl").read_text().splitlines()]
+    assert len(games) == 2
+    assert {g["first"] for g in games} == {"ours:0.05", "random"}
+    assert "wrote" in err
+
+
+def test_without_our_agent_only_the_results_plot(capsys: pytest.CaptureFixture[str],
+                                                 tmp_path: Path) -> None:
+    code, _, _ = run(capsys, "tournament", "--players", "random,random", "--games", "2",
+                     "--workers", "1", "--out", str(tmp_path))
+    assert code == 0
+    assert (tmp_path / "results.png").read_bytes().startswith(PNG_SIGNATURE)
+    assert not (tmp_path / "timing.png").exists()
+    assert "random#1" in (tmp_path / "summary.md").read_text()
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--players", "ours:abc,random"], "ours:abc"),
+        (["--players", "bot:0,random"], "bot depth"),
+        (["--players", "chess,random"], "unknown player 'chess'"),
+        (["--players", "random"], "at least two players"),
+        (["--players", "human,random"], "agent.py play"),
+        (["--players", "random,seed", "--games", "0"], "--games"),
+        (["--players", "random,seed", "--workers", "0"], "--workers"),
+        (["--players", "random,seed", "--time", "-1"], "--time"),
+    ],
+)
+def test_bad_requests_give_one_error_line(capsys: pytest.CaptureFixture[str], argv: list[str],
+                                          message: str) -> None:
+    code, out, err = run(capsys, "tournament", *argv)
+    assert code == 2
+    assert out == ""
+    lines = err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and message in lines[0]
+
+
+def test_out_must_be_a_directory(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    target = tmp_path / "file"
+    target.write_text("")
+    code, _, err = run(capsys, "tournament", "--players", "random,seed", "--out", str(target))
+    assert code == 2 and err.startswith("error: --out") and len(err.splitlines()) == 1
+
+
+def test_real_process_bad_spec_no_traceback() -> None:
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "agent.py"), "tournament", "--players", "ours:x,bot"],
+        capture_output=True, text=True, cwd=ROOT, timeout=120,
+    )
+    assert result.returncode == 2
+    assert result.stderr.splitlines() == [
+        "error: player 'ours:x': seconds must be a number"
+    ]

@@ -1,0 +1,139 @@
+"""``agent.py play``: a person against the agent, driven here by scripted input."""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import TextIO, cast
+
+import pytest
+
+import agent
+from arena.cli import play_terminal
+from arena.human import HumanPlayer, render_board, use_colour
+from board import Board
+from settings import AgentSettings
+
+ROOT = Path(__file__).resolve().parent.parent
+FAST = AgentSettings(seconds_per_move=0.05)
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+class CtrlC:
+    """A keyboard whose user presses Ctrl-C at the prompt."""
+
+    def readline(self) -> str:
+        raise KeyboardInterrupt
+
+    def isatty(self) -> bool:
+        return True
+
+
+def play(lines: str, *, human_first: bool = True) -> tuple[int, str]:
+    out = io.StringIO()
+    code = play_terminal(FAST, human_first=human_first, stdin=io.StringIO(lines), stdout=out)
+    return code, out.getvalue()
+
+
+def test_bad_input_is_asked_again_then_quit() -> None:
+    code, out = play("seven\n9\n0\n\n-3\n4\nq\n")
+    assert code == 0
+    assert "'seven' is not a column number; try again." in out
+    assert "column 9 does not exist: columns are 1-7; try again." in out
+    assert "column 0 does not exist" in out
+    assert "type a column number; try again." in out
+    assert "'-3' is not a column number" in out
+    assert out.count("The agent plays column") == 1  # the one good move got an answer
+    assert out.rstrip().endswith("Game abandoned. Bye!")
+    assert "\x1b[" not in out  # not a terminal: no colour codes
+
+
+def test_a_full_column_is_refused() -> None:
+    out = io.StringIO()
+    human = HumanPlayer(io.StringIO("4\n5\n"), out, colour=False)
+    assert human.choose(Board.from_moves("444444")) == 4
+    assert "column 4 is full; try again." in out.getvalue()
+
+
+def test_end_of_input_exits_cleanly() -> None:
+    code, out = play("")
+    assert code == 0
+    assert "Game abandoned" in out
+
+
+def test_ctrl_c_exits_cleanly() -> None:
+    out = io.StringIO()
+    code = play_terminal(FAST, human_first=True, stdin=cast(TextIO, CtrlC()), stdout=out)
+    assert code == 130
+    assert out.getvalue().rstrip().endswith("Game abandoned. Bye!")
+
+
+@pytest.mark.parametrize("human_first", [True, False])
+def test_a_whole_game_ends_with_a_verdict(human_first: bool) -> None:
+    # a person who cycles through the columns; full ones are asked again
+    code, out = play("1\n2\n3\n4\n5\n6\n7\n" * 12, human_first=human_first)
+    assert code == 0
+    verdicts = ("The agent wins: four in a row.", "You win! Four in a row.",
+                "Draw: the board is full.")
+    assert sum(out.count(v) for v in verdicts) == 1
+    assert "The agent wins" in out  # it does not lose to this
+    moves = out.split("Moves (1-based columns, for `agent.py analyze`): ")[1].split()[0]
+    board = Board.from_moves(moves)
+    assert board.is_over() and board.last_mover_won()
+    assert len(moves) % 2 == (0 if human_first else 1)  # the agent made the last move
+    assert ("You play X" in out) == human_first
+
+
+def test_board_shows_first_player_as_x_and_marks_the_last_move() -> None:
+    board = Board.from_moves("445")
+    text = render_board(board, colour=False, last=4)
+    lines = text.splitlines()
+    assert lines[0] == " 1 2 3 4 5 6 7"
+    assert lines[-3] == "|. . . X X . .|"
+    assert lines[-4] == "|. . . O . . .|"
+    assert lines[-1] == " " * 9 + "^"
+    coloured = render_board(board, colour=True)
+    assert "\x1b[1;31mX\x1b[0m" in coloured and "\x1b[1;33mO\x1b[0m" in coloured
+
+
+def test_colour_only_on_a_terminal_without_no_color() -> None:
+    assert use_colour(Terminal(), {}) is True
+    assert use_colour(Terminal(), {"NO_COLOR": "1"}) is False
+    assert use_colour(Terminal(), {"TERM": "dumb"}) is False
+    assert use_colour(io.StringIO(), {}) is False
+
+
+def test_human_player_marks_the_reply() -> None:
+    out = io.StringIO()
+    human = HumanPlayer(io.StringIO("4\n3\n"), out, colour=False)
+    assert human.choose(Board()) == 3
+    assert human.choose(Board.from_moves("46")) == 2  # the reply was column 6 (1-based)
+    last_board = out.getvalue().split("Your move")[-2]
+    assert last_board.rstrip().endswith(" " * 11 + "^")
+
+
+def test_bad_time_is_one_error_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert agent.main(["play", "--time", "0"]) == 2
+    err = capsys.readouterr().err
+    assert err.splitlines() == ["error: --time must be a number of seconds in (0, 60], not 0.0"]
+
+
+def test_real_process_with_piped_input() -> None:
+    env = {**os.environ, "NO_COLOR": "1"}
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "agent.py"), "play", "--time", "0.05", "--first", "agent"],
+        input="x\n4\n", capture_output=True, text=True, cwd=ROOT, env=env, timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr
+    assert "You play O, the agent plays X" in result.stdout
+    assert "Your move O (column 1-7, q to quit): x\n  'x' is not a column number" in result.stdout
+    assert result.stdout.count("The agent plays column") == 2
+    assert "Game abandoned. Bye!" in result.stdout
