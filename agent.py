@@ -107,16 +107,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--players", required=True, metavar="A,B[,C...]",
                    help="player specs: ours[:SECONDS], bot[:DEPTH], random, seed")
     p.add_argument("--games", type=int, default=10, metavar="N", help="games per pairing")
-    p.add_argument("--time", type=float, default=None, metavar="S", help="default seconds per move")
-    p.add_argument("--workers", type=int, default=None, metavar="K", help="worker processes")
-    p.add_argument("--seed", type=int, default=None, metavar="X")
+    p.add_argument("--time", type=float, default=None, metavar="S",
+                   help="seconds per move of an `ours` given without one (default: the config)")
+    p.add_argument("--workers", type=int, default=None, metavar="K",
+                   help="worker processes (default: the number of cores)")
+    p.add_argument("--seed", type=int, default=None, metavar="X",
+                   help="seed of every random choice (default: a random one, printed)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--out", default=None, metavar="DIR", help="write plots and a summary here")
     _add_config(p)
 
     p = sub.add_parser("play", help="play against the agent in the terminal")
-    p.add_argument("--first", choices=("me", "agent"), default="me")
-    p.add_argument("--time", type=float, default=None, metavar="S", help="agent's seconds per move")
+    p.add_argument("--first", choices=("me", "agent"), default="me", help="who starts (default me)")
+    p.add_argument("--time", type=float, default=None, metavar="S",
+                   help="agent's seconds per move (default: the config)")
     _add_config(p)
 
     p = sub.add_parser("solve", help="exact scores of positions read from stdin (Pons' format)")
