@@ -108,6 +108,10 @@ class RequestError(ValueError):
         self.message = message
 
 
+class CorruptRecord(RuntimeError):
+    """A stored game cannot be right (e.g. not the student's turn): the database was altered."""
+
+
 class ServiceConfigError(ValueError):
     """A setting of the local server (bot, depth, who starts, time limit, database) is bad."""
 
@@ -418,7 +422,9 @@ class CourseService:
         return reply
 
     def _play(self, game: GameRecord, col: int, arrived: float) -> Reply:
-        board = game.board
+        board = game.board  # the stored moves were legal when stored; only their order is checked
+        if board.is_over() or board.first_player_to_move != (game.first == "student"):
+            raise CorruptRecord(f"game {game.id} of {game.player}: not the student's turn")
         last = self._last_reply.get(game.id)
         if self.time_limit > 0 and last is not None and arrived - last > self.time_limit:
             late = arrived - last
@@ -534,6 +540,7 @@ __all__ = [
     "MAX_ID_LENGTH",
     "MSG_BAD_KEY",
     "MSG_IMPOSSIBLE",
+    "CorruptRecord",
     "CourseService",
     "GameRecord",
     "PlayerStats",
