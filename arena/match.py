@@ -39,14 +39,17 @@ class MoveRecord:
     """One move: ``ply`` is the disc number (1-42), ``side`` 0 for the first player, 1 the second.
 
     ``seconds`` is the wall-clock time the player took, measured by the arena around
-    ``choose``.  ``depth``, ``source``, ``nodes`` and ``proven`` come from our engine's
-    decision and are None for other players.
+    ``choose``; ``cpu_seconds`` the processor time this process spent in it meanwhile (much
+    less than ``seconds`` means the machine was busy and the player waited for a core).
+    ``depth``, ``source``, ``nodes`` and ``proven`` come from our engine's decision and are
+    None for other players.
     """
 
     ply: int
     side: int
     column: int
     seconds: float
+    cpu_seconds: float | None = None
     depth: int | None = None
     source: str | None = None
     nodes: int | None = None
@@ -138,20 +141,21 @@ def play_game(
     side = 0
     while True:
         player = players[side]
-        began = clock()
+        began, began_cpu = clock(), time.process_time()
         try:
             column = player.choose(loop.board)
         except GameAbandoned:
             raise
         except Exception as exc:  # a broken player loses its game, the tournament goes on
             return loop.record(1 - side, ERROR, f"{type(exc).__name__}: {exc}", clock() - began)
-        seconds = clock() - began
+        seconds, cpu_seconds = clock() - began, time.process_time() - began_cpu
         problem = _illegal(loop.board, column)
         if problem:
             return loop.record(1 - side, ILLEGAL, problem, seconds)
         column = int(column)
         move = MoveRecord(
             ply=loop.board.moves + 1, side=side, column=column, seconds=seconds,
+            cpu_seconds=cpu_seconds,
             **_decision_fields(player),
         )
         loop.moves.append(move)

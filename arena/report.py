@@ -130,7 +130,8 @@ def markdown_report(summary: Summary, command: str | None, figures: Sequence[str
                   "number 1-42):", ""]
         for m in slow:
             seconds, game, ply = m.slowest
-            lines.append(f"- `{m.player}`: {seconds:.4f} s (game {game}, move {ply})")
+            cpu = "" if m.slowest_cpu is None else f", {m.slowest_cpu:.4f} s of it on a core"
+            lines.append(f"- `{m.player}`: {seconds:.4f} s (game {game}, move {ply}{cpu})")
     if figures:
         lines += ["", "## Figures", ""]
         for name in figures:

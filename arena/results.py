@@ -92,6 +92,7 @@ class MoveStats:
     search_depths: list[int] = field(default_factory=list)
     sources: Counter[str] = field(default_factory=Counter)
     slowest: tuple[float, int, int] = (0.0, -1, 0)  # seconds, game index, ply
+    slowest_cpu: float | None = None  # processor seconds of the slowest move
 
     @property
     def mean_seconds(self) -> float | None:
@@ -122,7 +123,8 @@ class MoveStats:
             "moves": len(self.seconds),
             "mean_seconds": rounded(self.mean_seconds),
             "max_seconds": rounded(self.max_seconds),
-            "slowest_move": {"game": game, "ply": ply, "seconds": round(seconds, 4)}
+            "slowest_move": {"game": game, "ply": ply, "seconds": round(seconds, 4),
+                             "cpu_seconds": rounded(self.slowest_cpu)}
             if self.seconds else None,
             "mean_depth": rounded(self.mean_depth, 2),
             "mean_search_depth": rounded(
@@ -208,6 +210,7 @@ def summarize(plan: TournamentPlan, outcomes: list[GameOutcome], *, workers: int
             stats.seconds.append(move.seconds)
             if move.seconds > stats.slowest[0]:
                 stats.slowest = (move.seconds, task.index, move.ply)
+                stats.slowest_cpu = move.cpu_seconds
             if move.depth is not None:
                 stats.depths.append(move.depth)
             if move.source is not None:

@@ -62,7 +62,8 @@ def test_random_games_replay_to_the_recorded_end() -> None:
             assert record.winner is None and board.is_full() and not board.last_mover_won()
         ends.add(record.reason)
         assert all(m.depth is None and m.source is None for m in record.moves)
-        assert all(m.seconds >= 0 for m in record.moves)
+        assert all(m.seconds >= 0 and m.cpu_seconds is not None and m.cpu_seconds >= 0
+                   for m in record.moves)
     assert FOUR in ends
 
 
