@@ -10,6 +10,7 @@ appear in any output.
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 import types
 import typing
@@ -21,6 +22,11 @@ DEFAULT_CONFIG_PATH = Path(__file__).resolve().parent.parent / "config.toml"
 API_KEY_ENV = "EDAP01_API_KEY"
 STIL_IDS_ENV = "EDAP01_STIL_IDS"
 PLACEHOLDER_PREFIX = "your-"
+# The course server's rule for one student id; a group sends several.
+STIL_ID_PATTERN = re.compile(r"^[\w\d_-]*$")
+STIL_ID_MAX_LENGTH = 50
+# The course server's limit on the time to decide a move.
+SERVER_MOVE_LIMIT = 5.0
 
 
 class ConfigError(ValueError):
@@ -32,11 +38,24 @@ class ServerSettings:
     """Where the course server is and who we are there."""
 
     url: str = "https://vilde.cs.lth.se/edap01-4inarow/"
-    stil_ids: tuple[str, ...] = ("your-stil-id",)
-    api_key: str = "your-course-api-key"
+    # Secrets: kept out of the repr, so printing the settings never shows them.
+    stil_ids: tuple[str, ...] = field(default=("your-stil-id",), repr=False)
+    api_key: str = field(default="your-course-api-key", repr=False)
     connect_timeout: float = 5.0
     read_timeout: float = 15.0
     retries: int = 2
+
+    def __post_init__(self) -> None:
+        # Normalised once here, so every user of the settings can append endpoint names.
+        object.__setattr__(self, "url", check_server_url(self.url, "server.url"))
+        check_stil_ids(self.stil_ids, "server.stil_ids")
+        if not self.api_key:
+            raise ConfigError("server.api_key: must not be empty")
+        for name in ("connect_timeout", "read_timeout"):
+            if not getattr(self, name) > 0:
+                raise ConfigError(f"server.{name}: must be a positive number of seconds")
+        if not 0 <= self.retries <= 10:
+            raise ConfigError("server.retries: must be an integer 0-10")
 
 
 @dataclass(frozen=True)
@@ -52,12 +71,27 @@ class AgentSettings:
     use_book: bool = True
     use_solver: bool = True
 
+    def __post_init__(self) -> None:
+        if not self.seconds_per_move > 0:
+            raise ConfigError("agent.seconds_per_move: must be a positive number of seconds")
+        if not 0 <= self.safety_margin < SERVER_MOVE_LIMIT:
+            raise ConfigError(
+                f"agent.safety_margin: must be at least 0 and less than {SERVER_MOVE_LIMIT:g}"
+                " seconds (the server's limit per move)"
+            )
+        if self.min_depth < 1:
+            raise ConfigError("agent.min_depth: must be at least 1")
+
 
 @dataclass(frozen=True)
 class RecordSettings:
     """Where finished and running games are kept."""
 
     path: str = "records/games.sqlite3"
+
+    def __post_init__(self) -> None:
+        if not self.path.strip():
+            raise ConfigError("record.path: must not be empty")
 
 
 @dataclass(frozen=True)
@@ -155,8 +189,65 @@ def load_settings(path: str | os.PathLike[str] | None = None, env: dict[str, str
         server = replace(server, api_key=env[API_KEY_ENV])
     if env.get(STIL_IDS_ENV):
         ids = tuple(part.strip() for part in env[STIL_IDS_ENV].split(",") if part.strip())
+        try:
+            check_stil_ids(ids, STIL_IDS_ENV)
+        except ConfigError as exc:
+            raise ConfigError(f"environment variable {exc}") from None
         server = replace(server, stil_ids=ids)
     return replace(settings, server=server)
+
+
+def check_server_url(url: str, where: str) -> str:
+    """``url`` as a base URL the endpoints are appended to (a trailing ``/`` is added).
+
+    Raises ``ConfigError`` naming ``where`` unless it is an http(s) URL with a host.
+    """
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url.strip())
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise ConfigError(f"{where}: {url!r} is not an http:// or https:// URL with a host")
+    if parts.query or parts.fragment:
+        raise ConfigError(f"{where}: {url!r} must not have a query or a fragment")
+    return url.strip() if url.strip().endswith("/") else url.strip() + "/"
+
+
+def check_stil_ids(ids: tuple[str, ...], where: str) -> None:
+    """Raise ``ConfigError`` unless ``ids`` is one or more ids the course server accepts.
+
+    The message names the position of a bad id and what is wrong, never the id in full.
+    """
+    if not ids:
+        raise ConfigError(f"{where}: give at least one STIL id")
+    for index, stil_id in enumerate(ids):
+        label = f"{where}[{index}] ({mask_secret(stil_id)})"
+        if not stil_id:
+            raise ConfigError(f"{where}[{index}]: an id must not be empty")
+        if len(stil_id) > STIL_ID_MAX_LENGTH:
+            raise ConfigError(f"{label}: longer than {STIL_ID_MAX_LENGTH} characters")
+        if not STIL_ID_PATTERN.match(stil_id):
+            bad = sorted({c for c in stil_id if not STIL_ID_PATTERN.match(c)})
+            raise ConfigError(
+                f"{label}: only letters, digits, '_' and '-' are allowed, not {''.join(bad)!r}"
+            )
+
+
+def require_credentials(server: ServerSettings, source: str = "config.toml") -> None:
+    """Raise ``ConfigError`` if the key or an id is still the placeholder the repository ships.
+
+    Called before anything is sent to a server that records games under our ids.
+    """
+    if is_placeholder(server.api_key):
+        raise ConfigError(
+            f"{source}: server.api_key is still the placeholder; set it to the course's key"
+            f" (or set {API_KEY_ENV})"
+        )
+    for index, stil_id in enumerate(server.stil_ids):
+        if is_placeholder(stil_id):
+            raise ConfigError(
+                f"{source}: server.stil_ids[{index}] is still the placeholder; put your STIL"
+                f" id(s) there (or set {STIL_IDS_ENV}, comma-separated)"
+            )
 
 
 def mask_secret(secret: str) -> str:
@@ -173,6 +264,7 @@ def is_placeholder(value: str) -> bool:
 
 __all__ = [
     "API_KEY_ENV",
+    "SERVER_MOVE_LIMIT",
     "STIL_IDS_ENV",
     "AgentSettings",
     "ConfigError",
@@ -180,7 +272,10 @@ __all__ = [
     "RecordSettings",
     "ServerSettings",
     "Settings",
+    "check_server_url",
+    "check_stil_ids",
     "is_placeholder",
     "load_settings",
     "mask_secret",
+    "require_credentials",
 ]

@@ -1,0 +1,105 @@
+"""The config loader: typed values, errors naming file and key, environment overrides, secrets."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from settings import (
+    DEFAULT_CONFIG_PATH,
+    ConfigError,
+    ServerSettings,
+    load_settings,
+    mask_secret,
+    require_credentials,
+)
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "config.toml"
+    path.write_text(text)
+    return path
+
+
+def test_the_shipped_config_loads_and_holds_only_placeholders():
+    settings = load_settings(DEFAULT_CONFIG_PATH, env={})
+    assert settings.server.url == "https://vilde.cs.lth.se/edap01-4inarow/"
+    with pytest.raises(ConfigError, match="api_key is still the placeholder"):
+        require_credentials(settings.server)
+
+
+def test_values_are_typed_and_an_int_is_accepted_for_a_float(tmp_path):
+    path = write(tmp_path, '[server]\nread_timeout = 7\nstil_ids = ["ab-1", "cd_2"]\n'
+                           '[agent]\nseconds_per_move = 2\n[record]\npath = "x.sqlite3"\n')
+    settings = load_settings(path, env={})
+    assert settings.server.read_timeout == 7.0 and isinstance(settings.server.read_timeout, float)
+    assert settings.server.stil_ids == ("ab-1", "cd_2")
+    assert settings.agent.seconds_per_move == 2.0
+    assert settings.record.path == "x.sqlite3"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[server]\ntimeout = 3\n", r"server: unknown key 'timeout'"),
+        ("[serverr]\n", r"unknown key 'serverr'"),
+        ('[server]\nread_timeout = "5"\n', r"server.read_timeout: expected a number"),
+        ("[server]\nretries = 2.5\n", r"server.retries: expected int"),
+        ('[server]\nstil_ids = "ab"\n', r"server.stil_ids: expected a list"),
+        ("[server]\nstil_ids = [1]\n", r"server.stil_ids\[0\]: expected str"),
+        ("[agent]\nuse_book = 1\n", r"agent.use_book: expected bool"),
+        ("[server]\nurl = \"ftp://x/\"\n", r"server.url: 'ftp://x/' is not an http"),
+        ("[server]\nread_timeout = 0\n", r"server.read_timeout: must be a positive"),
+        ("[server]\nstil_ids = []\n", r"server.stil_ids: give at least one"),
+        ('[server]\nstil_ids = ["ok", "has space"]\n', r"server.stil_ids\[1\] \(ha\*+\): only letters"),
+        (f'[server]\nstil_ids = ["{"a" * 51}"]\n', r"longer than 50"),
+        ("[agent]\nsafety_margin = 5\n", r"agent.safety_margin: must be at least 0 and less than 5"),
+        ("[agent]\nseconds_per_move = -1\n", r"agent.seconds_per_move: must be a positive"),
+        ('[record]\npath = ""\n', r"record.path: must not be empty"),
+        ("[server\n", r"not valid TOML"),
+    ],
+)
+def test_a_bad_value_names_the_file_and_the_key(tmp_path, text, message):
+    path = write(tmp_path, text)
+    with pytest.raises(ConfigError, match=message) as info:
+        load_settings(path, env={})
+    assert str(info.value).startswith(str(path))
+
+
+def test_a_missing_file_named_explicitly_is_an_error(tmp_path):
+    with pytest.raises(ConfigError, match="no such config file"):
+        load_settings(tmp_path / "nope.toml", env={})
+
+
+def test_environment_overrides_key_and_ids(tmp_path):
+    path = write(tmp_path, '[server]\napi_key = "from-file"\nstil_ids = ["file-id"]\n')
+    env = {"EDAP01_API_KEY": "from-env", "EDAP01_STIL_IDS": " ab-1 , cd_2 ,"}
+    server = load_settings(path, env=env).server
+    assert server.api_key == "from-env"
+    assert server.stil_ids == ("ab-1", "cd_2")
+    require_credentials(server)  # real values now: no error
+    assert load_settings(path, env={}).server.api_key == "from-file"
+
+
+def test_a_bad_id_from_the_environment_names_the_variable(tmp_path):
+    with pytest.raises(ConfigError, match=r"EDAP01_STIL_IDS\[0\]"):
+        load_settings(write(tmp_path, ""), env={"EDAP01_STIL_IDS": "a b"})
+
+
+def test_a_placeholder_id_is_refused_before_playing():
+    server = ServerSettings(stil_ids=("ab-1", "your-stil-id"), api_key="secret-key")
+    with pytest.raises(ConfigError, match=r"stil_ids\[1\] is still the placeholder"):
+        require_credentials(server)
+
+
+def test_secrets_stay_out_of_the_repr_and_are_masked():
+    server = ServerSettings(stil_ids=("ab-1234",), api_key="secret-key")
+    text = repr(server)
+    assert "secret-key" not in text and "ab-1234" not in text
+    assert mask_secret("secret-key") == "se********"
+    assert mask_secret("ab") == "**"
+
+
+def test_the_url_gets_a_trailing_slash():
+    assert ServerSettings(url="http://127.0.0.1:8000/x").url == "http://127.0.0.1:8000/x/"
