@@ -82,7 +82,11 @@ def serve_command(args: argparse.Namespace) -> int:
                   file=sys.stderr)
         sys.stdout.flush()
         config = uvicorn.Config(create_app(service), log_level="info", lifespan="off")
-        uvicorn.Server(config).run(sockets=[sock])
+        try:
+            uvicorn.Server(config).run(sockets=[sock])
+        except KeyboardInterrupt:
+            # uvicorn shuts down cleanly on Ctrl-C, then re-raises it: the normal way to stop.
+            print("local course server stopped")
     finally:
         service.close()
     return 0

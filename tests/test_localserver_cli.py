@@ -1,0 +1,109 @@
+"""``agent.py serve``: settings from the config and the flags, clear errors, a real process."""
+
+from __future__ import annotations
+
+import os
+import queue
+import signal
+import socket
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from typing import IO
+
+import pytest
+import requests
+
+import agent
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def run_agent(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
+    code = agent.main(list(argv))
+    return code, capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--time-limit", "-1"], "--time-limit must be >= 0"),
+        (["--time-limit", "nan"], "--time-limit must be >= 0"),
+        (["--port", "70000"], "port must be 0-65535"),
+        (["--bot-depth", "0"], "bot depth must be 1-12"),
+        (["--host", "no-such-host.invalid"], "cannot listen on no-such-host.invalid"),
+    ],
+)
+def test_bad_flags_are_one_line_errors(
+    capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
+    code, err = run_agent(capsys, "serve", "--db", ":memory:", *argv)
+    assert code == 2
+    assert err.startswith("error: ") and message in err and err.count("\n") == 1
+
+
+def test_a_busy_port_is_a_one_line_error(capsys: pytest.CaptureFixture[str]) -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen(1)
+        port = busy.getsockname()[1]
+        code, err = run_agent(capsys, "serve", "--db", ":memory:", "--port", str(port))
+    assert code == 2 and f"cannot listen on 127.0.0.1:{port}" in err
+
+
+def test_a_bad_config_value_names_the_key(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text('[local_server]\nbot = "alphazero"\n')
+    code, err = run_agent(capsys, "serve", "--db", ":memory:", "--config", str(config))
+    assert code == 2 and "alphazero" in err and "bot" in err
+    config.write_text('[local_server]\nbot_depth = "deep"\n')
+    code, err = run_agent(capsys, "serve", "--db", ":memory:", "--config", str(config))
+    assert code == 2 and "local_server.bot_depth" in err
+
+
+def _lines(stream: IO[str]) -> queue.Queue[str]:
+    """The stream's lines as they come, read by a thread (so a test can wait with a timeout)."""
+    lines: queue.Queue[str] = queue.Queue()
+
+    def pump() -> None:
+        for line in stream:
+            lines.put(line)
+        lines.put("")
+
+    threading.Thread(target=pump, daemon=True).start()
+    return lines
+
+
+def test_serve_runs_a_server_with_the_configured_settings(tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text('[local_server]\napi_key = "hemlig"\nfirst = "student"\ntime_limit = 0\n')
+    db = tmp_path / "served.sqlite3"
+    command = [sys.executable, str(REPO / "agent.py"), "serve", "--config", str(config),
+               "--port", "0", "--db", str(db), "--first", "bot"]
+    process = subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True,
+                               env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    try:
+        assert process.stdout is not None
+        output = _lines(process.stdout)
+        banner = [output.get(timeout=120) for _ in range(3)]
+        assert banner[0].startswith("local course server on http://127.0.0.1:"), banner
+        url = banner[0].split()[4]
+        assert "hemlig" not in "".join(banner) and "he****" in banner[1]
+        form = {"stil_id": ["cli-s"], "move": -1, "api_key": "hemlig"}
+        reply = requests.post(url + "move", data=form, timeout=30).json()
+        assert reply["status"] is True and reply["botmove"] >= 0  # --first beat the config
+        form["api_key"] = "nyckel"  # the config's key replaced the default
+        assert requests.post(url + "move", data=form, timeout=30).json()["status"] is False
+    finally:
+        process.send_signal(signal.SIGINT)
+        try:
+            code = process.wait(30)
+        finally:
+            if process.poll() is None:
+                process.kill()
+    assert code == 0
+    assert db.exists()
