@@ -122,13 +122,14 @@ class HumanPlayer:
     def _problem(board: Board, text: str) -> str:
         if not text:
             return "type a column number"
+        shown = text if len(text) <= 20 else text[:20] + "..."
         if not (text.isascii() and text.isdigit()):
-            return f"{text!r} is not a column number"
-        column = int(text)
-        if not 1 <= column <= WIDTH:
-            return f"column {column} does not exist: columns are 1-{WIDTH}"
-        if not board.can_play(column - 1):
-            return f"column {column} is full"
+            return f"{shown!r} is not a column number"
+        # compared as text first: int() of thousands of digits is refused by Python itself
+        if len(text.lstrip("0")) != 1 or not 1 <= int(text) <= WIDTH:
+            return f"column {shown} does not exist: columns are 1-{WIDTH}"
+        if not board.can_play(int(text) - 1):
+            return f"column {int(text)} is full"
         return ""
 
 

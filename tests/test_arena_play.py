@@ -43,13 +43,14 @@ def play(lines: str, *, human_first: bool = True) -> tuple[int, str]:
 
 
 def test_bad_input_is_asked_again_then_quit() -> None:
-    code, out = play("seven\n9\n0\n\n-3\n4\nq\n")
+    code, out = play("seven\n9\n0\n\n-3\n" + "9" * 5000 + "\n04\nq\n")
     assert code == 0
     assert "'seven' is not a column number; try again." in out
     assert "column 9 does not exist: columns are 1-7; try again." in out
     assert "column 0 does not exist" in out
     assert "type a column number; try again." in out
     assert "'-3' is not a column number" in out
+    assert "column 99999999999999999999... does not exist" in out
     assert out.count("The agent plays column") == 1  # the one good move got an answer
     assert out.rstrip().endswith("Game abandoned. Bye!")
     assert "\x1b[" not in out  # not a terminal: no colour codes
