@@ -72,10 +72,13 @@ def build_parser() -> argparse.ArgumentParser:
     _add_config(p)
 
     p = sub.add_parser("online", help="play ranked games against the course server")
-    p.add_argument("--games", type=int, default=1, metavar="N", help="games to play (default 1)")
+    p.add_argument("--games", type=int, default=None, metavar="N",
+                   help="games to play (default 1; with --until-streak, at most N)")
     p.add_argument("--until-streak", type=int, default=None, metavar="K",
                    help="play until the server's streak reaches K (stops at a loss)")
     p.add_argument("--server", default=None, metavar="URL", help="server base URL")
+    p.add_argument("--new-game", action="store_true",
+                   help="give up an unfinished game that cannot be resumed safely")
     _add_config(p)
 
     p = sub.add_parser("stats", help="the course server's stats for our ids")
@@ -84,7 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("local", help="play against a local opponent in the course environment")
     p.add_argument("--opponent", default="random", metavar="NAME",
-                   help="random, bot[:DEPTH] or ours[:SECONDS] (default random)")
+                   help="random, bot[:DEPTH], seed or ours[:SECONDS] (default random)")
     p.add_argument("--first", choices=("me", "them", "random"), default="random",
                    help="who starts (default random)")
     p.add_argument("--games", type=int, default=1, metavar="N")

@@ -1,0 +1,123 @@
+"""Local games in the course environment (``gym_connect_four``), as the course skeleton plays them.
+
+We are player +1 of the environment and the opponent -1, as on the server; the opponent
+moves the skeleton's way: ``change_player(); step(column); change_player()``.  The
+environment decides the game (with its full-board quirk) and gives the rewards; a ``Board``
+mirror feeds the engine and the opponent and is checked against the environment after every
+move, so a disagreement between the two models stops the game with ``LocalGameError``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import numpy as np
+
+from arena.players import Player
+from board import Board
+from client.game import Chooser, MoveStat, Output, render_grid
+from client.protocol import DRAW, LOSS, WIN
+from client.records import LOCAL, THEM, US, Records
+
+
+class CourseEnv(Protocol):
+    """What a local game needs of the course environment (the env, or gym's wrapper of it)."""
+
+    @property
+    def board(self) -> np.ndarray: ...
+
+    def reset(self, board: Any = None) -> np.ndarray: ...
+
+    def step(self, action: int) -> tuple[np.ndarray, float, bool, dict[str, Any]]: ...
+
+    def change_player(self) -> None: ...
+
+
+class LocalGameError(RuntimeError):
+    """The environment and our board model disagree: a bug in one of them, never a user error."""
+
+
+@dataclass(frozen=True, slots=True)
+class LocalOutcome:
+    game_id: int | None
+    result: float
+    we_started: bool
+    columns: tuple[int, ...]
+    our_moves: tuple[MoveStat, ...]
+
+    @property
+    def slowest(self) -> MoveStat | None:
+        return max(self.our_moves, key=lambda m: m.seconds, default=None)
+
+
+def _check(env: CourseEnv, board: Board, our_turn: bool) -> None:
+    expected = board.to_grid(1 if our_turn else -1)
+    if not np.array_equal(env.board, expected):
+        raise LocalGameError(
+            "the environment's board differs from our board model:\n"
+            + render_grid(tuple(tuple(int(v) for v in row) for row in env.board))
+        )
+
+
+def play_local_game(
+    env: CourseEnv,
+    engine: Chooser,
+    opponent: Player,
+    *,
+    we_start: bool,
+    seconds: float,
+    records: Records | None = None,
+    out: Output = print,
+    clock: Callable[[], float] = time.perf_counter,
+) -> LocalOutcome:
+    """One game in ``env`` (the raw env or ``gym.make``'s wrapper) between ``engine`` and ``opponent``."""
+    env.reset(board=None)
+    engine.new_game()
+    opponent.new_game()
+    game_id = None
+    if records is not None:
+        game_id = records.begin(LOCAL, "gym_connect_four", (), opponent.name)
+    board = Board()
+    our_turn = we_start
+    columns: list[int] = []
+    stats: list[MoveStat] = []
+    out(("we start" if we_start else f"{opponent.name} starts") + f" (us X, {opponent.name} O)")
+    while True:
+        ply = board.moves + 1
+        if our_turn:
+            start = clock()
+            decision = engine.choose(board, seconds)
+            took = clock() - start
+            column = decision.column
+            _, reward, done, _ = env.step(column)
+            stats.append(MoveStat(ply, column, decision.depth, decision.score, decision.nodes,
+                                  took, decision.source))
+            out(f"{ply:3d}. we play {column}   depth {decision.depth:2d}  score {decision.score:+6d}"
+                f"  nodes {decision.nodes:>11,}  {took:6.3f} s  ({decision.source})")
+            if records is not None and game_id is not None:
+                records.played(game_id, ply, US, column, decision, took)
+            result = reward  # 1 a win, 0.5 a full board, from our view
+        else:
+            column = opponent.choose(board)
+            env.change_player()
+            _, reward, done, _ = env.step(column)
+            env.change_player()
+            out(f"{ply:3d}. {opponent.name} plays {column}")
+            if records is not None and game_id is not None:
+                records.played(game_id, ply, THEM, column)
+            result = -reward if reward == WIN else reward  # their win is our loss
+        board = board.play(column)
+        columns.append(column)
+        our_turn = not our_turn
+        _check(env, board, our_turn)
+        if done or our_turn:
+            out(render_grid(tuple(tuple(int(v) for v in row) for row in env.board)))
+        if done:
+            final = {WIN: WIN, DRAW: DRAW, -WIN: LOSS}[result]
+            if records is not None and game_id is not None:
+                grid = tuple(tuple(int(v) for v in row) for row in env.board)
+                records.finish(game_id, final, None, grid)
+            return LocalOutcome(game_id, final, we_start, tuple(columns), tuple(stats))

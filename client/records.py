@@ -1,0 +1,366 @@
+"""The game record: every game we play, move by move, in SQLite, so that it survives a crash.
+
+Each change is one committed transaction, written *before* the action it describes can be
+lost: our move is stored (unconfirmed) before it is sent, and confirmed together with the
+server's answer (the bot's move and the new state) when the reply has been checked.  So after
+a crash or a Ctrl-C the record tells exactly what is known:
+
+- ``running`` with every move confirmed: the server's latest state is in ``last_state`` and it
+  is our turn; the game can be resumed (see ``client.game.resume_problem``);
+- ``running`` with an unconfirmed move, or ``starting``: a request was sent and its answer never
+  arrived, so whether the server played it is unknown (*in doubt*);
+- ``stopped``: the game was left in an unknown state (a desync, a refused move, an unreadable
+  reply); ``note`` says why;
+- ``finished`` (with ``result``) or ``abandoned`` (the user started a new game over it).
+
+Games are stored under a hash of the sorted student ids (``player``), never the ids
+themselves, and under the server's address: a resume only picks up a game of the same ids
+on the same server.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from client.protocol import Grid
+from settings import mask_secret
+
+if TYPE_CHECKING:
+    from engine import Decision
+
+ONLINE, LOCAL = "online", "local"
+STARTING, RUNNING, FINISHED, STOPPED, ABANDONED = (
+    "starting", "running", "finished", "stopped", "abandoned",
+)
+US, THEM = "us", "them"
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS games (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    kind TEXT NOT NULL CHECK (kind IN ('online', 'local')),
+    server TEXT NOT NULL,
+    player TEXT NOT NULL,          -- a hash of the sorted ids: see player_key
+    player_masked TEXT NOT NULL,   -- the ids as they may be shown
+    opponent TEXT NOT NULL,
+    started_at TEXT NOT NULL,      -- ISO 8601, UTC
+    finished_at TEXT,
+    we_started INTEGER,            -- NULL until the server said who starts
+    status TEXT NOT NULL
+        CHECK (status IN ('starting', 'running', 'finished', 'stopped', 'abandoned')),
+    result REAL,                   -- the server's result once finished: 1, 0.5, -1, -10
+    last_state TEXT,               -- JSON: the latest board the server sent (row 0 at the top)
+    note TEXT
+);
+CREATE INDEX IF NOT EXISTS games_by_player ON games (kind, server, player, id);
+CREATE TABLE IF NOT EXISTS moves (
+    game_id INTEGER NOT NULL REFERENCES games (id) ON DELETE CASCADE,
+    ply INTEGER NOT NULL,          -- 1 for the game's first disc
+    side TEXT NOT NULL CHECK (side IN ('us', 'them')),
+    col INTEGER NOT NULL CHECK (col BETWEEN 0 AND 6),
+    confirmed INTEGER NOT NULL,    -- 0: our move was sent and its reply has not been recorded
+    seconds REAL,                  -- ours: from the reply received to the move sent
+    depth INTEGER,
+    score INTEGER,
+    nodes INTEGER,
+    source TEXT,                   -- book, solver or search
+    at TEXT NOT NULL,
+    PRIMARY KEY (game_id, ply)
+);
+"""
+
+
+class RecordError(ValueError):
+    """The record file cannot be opened or is not a record of this program."""
+
+
+def player_key(stil_ids: Sequence[str]) -> str:
+    """A stable, non-reversible name for a group: the hash of its sorted ids joined by ``+``."""
+    joined = "+".join(sorted(stil_ids))
+    return hashlib.sha256(joined.encode()).hexdigest()[:24]
+
+
+def masked_ids(stil_ids: Sequence[str]) -> str:
+    return "+".join(mask_secret(i) for i in sorted(stil_ids))
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+@dataclass(frozen=True, slots=True)
+class MoveRecord:
+    ply: int
+    side: str
+    column: int
+    confirmed: bool
+    seconds: float | None
+    depth: int | None
+    score: int | None
+    nodes: int | None
+    source: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class GameRecord:
+    id: int
+    kind: str
+    server: str
+    player_masked: str
+    opponent: str
+    started_at: str
+    finished_at: str | None
+    we_started: bool | None
+    status: str
+    result: float | None
+    last_state: Grid | None
+    note: str | None
+    moves: tuple[MoveRecord, ...]
+
+    @property
+    def columns(self) -> list[int]:
+        """The confirmed moves' columns, in order (both sides)."""
+        return [m.column for m in self.moves if m.confirmed]
+
+    @property
+    def pending(self) -> MoveRecord | None:
+        """Our move that was sent and whose reply was never recorded, if any."""
+        return next((m for m in self.moves if not m.confirmed), None)
+
+
+class Records:
+    """The record file; one connection, used from one thread."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            # Autocommit mode: every change below is an explicit transaction, committed (and
+            # synced: SQLite's default journal) before the caller goes on.
+            self.conn = sqlite3.connect(self.path, isolation_level=None)
+            self.conn.execute("PRAGMA foreign_keys = ON")
+            self.conn.executescript(SCHEMA)
+        except (OSError, sqlite3.DatabaseError) as exc:
+            raise RecordError(f"cannot use {self.path} as the game record: {exc}") from exc
+        self.conn.row_factory = sqlite3.Row
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> Records:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield self.conn
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        self.conn.execute("COMMIT")
+
+    # --- writing ------------------------------------------------------------------------------
+
+    def begin(self, kind: str, server: str, stil_ids: Sequence[str], opponent: str) -> int:
+        """A new game, ``starting``: written before the request that starts it is sent."""
+        with self._transaction() as conn:
+            cur = conn.execute(
+                "INSERT INTO games (kind, server, player, player_masked, opponent, started_at,"
+                " status) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (kind, server, player_key(stil_ids), masked_ids(stil_ids), opponent, _now(),
+                 STARTING),
+            )
+            return int(cur.lastrowid or 0)
+
+    def started(self, game_id: int, we_started: bool, state: Grid, first_bot_move: int | None) -> None:
+        """The server answered the start: who starts, its first move if it started, the board."""
+        with self._transaction() as conn:
+            conn.execute(
+                "UPDATE games SET status = ?, we_started = ?, last_state = ? WHERE id = ?",
+                (RUNNING, int(we_started), _state_json(state), game_id),
+            )
+            if first_bot_move is not None:
+                conn.execute(
+                    "INSERT INTO moves (game_id, ply, side, col, confirmed, at)"
+                    " VALUES (?, 1, ?, ?, 1, ?)",
+                    (game_id, THEM, first_bot_move, _now()),
+                )
+
+    def sent(self, game_id: int, ply: int, column: int, decision: Decision | None, seconds: float) -> None:
+        """Our move, about to be sent: stored unconfirmed, so a crash leaves it marked in doubt."""
+        with self._transaction() as conn:
+            conn.execute(
+                "INSERT INTO moves (game_id, ply, side, col, confirmed, seconds, depth, score,"
+                " nodes, source, at) VALUES (?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?)",
+                (game_id, ply, US, column, seconds, *_decision_fields(decision), _now()),
+            )
+
+    def unsent(self, game_id: int, ply: int) -> None:
+        """Our move never reached the server (or it rejected the request): forget it."""
+        with self._transaction() as conn:
+            conn.execute(
+                "DELETE FROM moves WHERE game_id = ? AND ply = ? AND confirmed = 0", (game_id, ply)
+            )
+
+    def replied(
+        self,
+        game_id: int,
+        ply: int,
+        seconds: float,
+        bot_column: int | None,
+        state: Grid,
+        result: float,
+    ) -> None:
+        """The checked reply to our move ``ply``: confirm it, add the bot's move and the board."""
+        with self._transaction() as conn:
+            conn.execute(
+                "UPDATE moves SET confirmed = 1, seconds = ? WHERE game_id = ? AND ply = ?",
+                (seconds, game_id, ply),
+            )
+            if bot_column is not None:
+                conn.execute(
+                    "INSERT INTO moves (game_id, ply, side, col, confirmed, at)"
+                    " VALUES (?, ?, ?, ?, 1, ?)",
+                    (game_id, ply + 1, THEM, bot_column, _now()),
+                )
+            if result:
+                conn.execute(
+                    "UPDATE games SET last_state = ?, status = ?, result = ?, finished_at = ?"
+                    " WHERE id = ?",
+                    (_state_json(state), FINISHED, result, _now(), game_id),
+                )
+            else:
+                conn.execute(
+                    "UPDATE games SET last_state = ? WHERE id = ?", (_state_json(state), game_id)
+                )
+
+    def played(
+        self,
+        game_id: int,
+        ply: int,
+        side: str,
+        column: int,
+        decision: Decision | None = None,
+        seconds: float | None = None,
+    ) -> None:
+        """A move of a local game, where nothing can be in doubt."""
+        with self._transaction() as conn:
+            conn.execute(
+                "INSERT INTO moves (game_id, ply, side, col, confirmed, seconds, depth, score,"
+                " nodes, source, at) VALUES (?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?)",
+                (game_id, ply, side, column, seconds, *_decision_fields(decision), _now()),
+            )
+
+    def finish(self, game_id: int, result: float, note: str | None = None, state: Grid | None = None) -> None:
+        """The game is over with ``result`` (from our view); unconfirmed moves are dropped."""
+        with self._transaction() as conn:
+            conn.execute("DELETE FROM moves WHERE game_id = ? AND confirmed = 0", (game_id,))
+            conn.execute(
+                "UPDATE games SET status = ?, result = ?, finished_at = ?, note = ?,"
+                " last_state = COALESCE(?, last_state) WHERE id = ?",
+                (FINISHED, result, _now(), note, _state_json(state) if state else None, game_id),
+            )
+
+    def stop(self, game_id: int, note: str) -> None:
+        """The game's state on the server is unknown from now on; ``note`` says why."""
+        self._set_status(game_id, STOPPED, note)
+
+    def abandon(self, game_id: int, note: str) -> None:
+        """The user gave the game up (a new game was started over it)."""
+        self._set_status(game_id, ABANDONED, note, finished=True)
+
+    def discard(self, game_id: int) -> None:
+        """Delete a game whose start never reached the server."""
+        with self._transaction() as conn:
+            conn.execute("DELETE FROM games WHERE id = ? AND status = ?", (game_id, STARTING))
+
+    def _set_status(self, game_id: int, status: str, note: str, *, finished: bool = False) -> None:
+        with self._transaction() as conn:
+            conn.execute(
+                "UPDATE games SET status = ?, note = ?, finished_at = ? WHERE id = ?",
+                (status, note, _now() if finished else None, game_id),
+            )
+
+    # --- reading ------------------------------------------------------------------------------
+
+    def game(self, game_id: int) -> GameRecord:
+        row = self.conn.execute("SELECT * FROM games WHERE id = ?", (game_id,)).fetchone()
+        if row is None:
+            raise KeyError(f"no game {game_id} in {self.path}")
+        return self._record(row)
+
+    def unfinished(self, kind: str, server: str, stil_ids: Sequence[str]) -> GameRecord | None:
+        """The latest game of these ids on this server whose end we do not know, if any."""
+        row = self.conn.execute(
+            "SELECT * FROM games WHERE kind = ? AND server = ? AND player = ?"
+            " AND status IN (?, ?, ?) ORDER BY id DESC LIMIT 1",
+            (kind, server, player_key(stil_ids), STARTING, RUNNING, STOPPED),
+        ).fetchone()
+        return self._record(row) if row is not None else None
+
+    def games(self, kind: str | None = None, limit: int | None = None) -> list[GameRecord]:
+        """Games, newest first."""
+        sql = "SELECT * FROM games"
+        params: list[Any] = []
+        if kind is not None:
+            sql += " WHERE kind = ?"
+            params.append(kind)
+        sql += " ORDER BY id DESC"
+        if limit is not None:
+            sql += " LIMIT ?"
+            params.append(limit)
+        return [self._record(row) for row in self.conn.execute(sql, params).fetchall()]
+
+    def _record(self, row: sqlite3.Row) -> GameRecord:
+        moves = tuple(
+            MoveRecord(
+                ply=m["ply"], side=m["side"], column=m["col"], confirmed=bool(m["confirmed"]),
+                seconds=m["seconds"], depth=m["depth"], score=m["score"], nodes=m["nodes"],
+                source=m["source"],
+            )
+            for m in self.conn.execute(
+                "SELECT * FROM moves WHERE game_id = ? ORDER BY ply", (row["id"],)
+            ).fetchall()
+        )
+        return GameRecord(
+            id=row["id"],
+            kind=row["kind"],
+            server=row["server"],
+            player_masked=row["player_masked"],
+            opponent=row["opponent"],
+            started_at=row["started_at"],
+            finished_at=row["finished_at"],
+            we_started=None if row["we_started"] is None else bool(row["we_started"]),
+            status=row["status"],
+            result=row["result"],
+            last_state=_state_from_json(row["last_state"]),
+            note=row["note"],
+            moves=moves,
+        )
+
+
+def _decision_fields(decision: Decision | None) -> tuple[Any, ...]:
+    if decision is None:
+        return (None, None, None, None)
+    return (decision.depth, decision.score, decision.nodes, decision.source)
+
+
+def _state_json(state: Grid) -> str:
+    return json.dumps([list(row) for row in state])
+
+
+def _state_from_json(text: str | None) -> Grid | None:
+    if text is None:
+        return None
+    return tuple(tuple(int(v) for v in row) for row in json.loads(text))

@@ -1,0 +1,113 @@
+"""The SQLite game record: written move by move, read back after a crash, judged for resuming."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+import pytest
+
+from board import Board
+from client.game import Mirror, resume_problem
+from client.records import ONLINE, RecordError, Records
+from engine import Decision
+
+IDS = ("ab-secret-1", "cd-secret-2")
+SERVER = "http://127.0.0.1:1/"
+
+
+def decision(column: int) -> Decision:
+    return Decision(column=column, score=7, depth=9, nodes=1234, seconds=0.5, pv=(column,),
+                    source="search", proven=False)
+
+
+def grid_after(columns: list[int], we_started: bool) -> tuple[tuple[int, ...], ...]:
+    mirror = Mirror(Board.from_moves(columns, one_based=False), we_started)
+    return mirror.grid()
+
+
+def test_a_game_is_readable_from_another_connection_after_every_step(tmp_path):
+    path = tmp_path / "records" / "games.sqlite3"
+    writer = Records(path)  # never closed: as if the process died
+    game_id = writer.begin(ONLINE, SERVER, IDS, "server bot")
+    assert Records(path).game(game_id).status == "starting"
+    writer.started(game_id, False, grid_after([3], False), 3)
+    writer.sent(game_id, 2, 4, decision(4), 0.25)
+    seen = Records(path).game(game_id)
+    assert seen.status == "running" and seen.we_started is False
+    assert seen.columns == [3]
+    assert seen.pending is not None and seen.pending.column == 4 and seen.pending.depth == 9
+    writer.replied(game_id, 2, 0.3, 2, grid_after([3, 4, 2], False), 0.0)
+    seen = Records(path).game(game_id)
+    assert seen.pending is None and seen.columns == [3, 4, 2]
+    assert seen.last_state == grid_after([3, 4, 2], False)
+    ours = [m for m in seen.moves if m.side == "us"]
+    assert [(m.column, m.seconds, m.nodes, m.score, m.source) for m in ours] == [
+        (4, 0.3, 1234, 7, "search")
+    ]
+    writer.sent(game_id, 4, 5, decision(5), 0.1)
+    writer.replied(game_id, 4, 0.1, None, grid_after([3, 4, 2, 5], False), 1.0)
+    final = Records(path).game(game_id)
+    assert final.status == "finished" and final.result == 1.0 and final.finished_at is not None
+
+
+def test_the_ids_themselves_are_not_stored(tmp_path):
+    path = tmp_path / "games.sqlite3"
+    with Records(path) as records:
+        game_id = records.begin(ONLINE, SERVER, IDS, "server bot")
+        assert records.game(game_id).player_masked == "ab*********+cd*********"
+    data = path.read_bytes()
+    assert b"secret" not in data
+
+
+def test_unfinished_finds_only_this_server_and_these_ids(tmp_path):
+    with Records(tmp_path / "games.sqlite3") as records:
+        mine = records.begin(ONLINE, SERVER, IDS, "server bot")
+        records.begin(ONLINE, "http://elsewhere/", IDS, "server bot")
+        records.begin(ONLINE, SERVER, ("someone-else",), "server bot")
+        found = records.unfinished(ONLINE, SERVER, tuple(reversed(IDS)))  # order does not matter
+        assert found is not None and found.id == mine
+        records.finish(mine, 0.5)
+        assert records.unfinished(ONLINE, SERVER, IDS) is None
+        records.discard(records.begin(ONLINE, SERVER, IDS, "server bot"))
+        assert records.unfinished(ONLINE, SERVER, IDS) is None
+
+
+def test_resume_is_allowed_only_when_nothing_is_in_doubt(tmp_path):
+    with Records(tmp_path / "games.sqlite3") as records:
+        game_id = records.begin(ONLINE, SERVER, IDS, "server bot")
+        assert "no reply was recorded" in str(resume_problem(records.game(game_id)))
+        records.started(game_id, True, grid_after([], True), None)
+        assert resume_problem(records.game(game_id)) is None
+        records.sent(game_id, 1, 3, decision(3), 0.2)
+        assert "may or may not have played it" in str(resume_problem(records.game(game_id)))
+        records.unsent(game_id, 1)  # it never reached the server
+        assert resume_problem(records.game(game_id)) is None
+        records.sent(game_id, 1, 3, decision(3), 0.2)
+        records.replied(game_id, 1, 0.2, 3, grid_after([3, 3], True), 0.0)
+        assert resume_problem(records.game(game_id)) is None
+        # A record whose last board does not follow from its moves is not trusted.
+        records.conn.execute("UPDATE games SET last_state = ? WHERE id = ?",
+                             (json.dumps([[0] * 7] * 6), game_id))
+        assert "does not match its last board" in str(resume_problem(records.game(game_id)))
+        records.stop(game_id, "desync: something")
+        assert "stopped in an unknown state: desync: something" in str(resume_problem(records.game(game_id)))
+
+
+def test_a_file_that_is_not_a_record_is_a_clear_error(tmp_path):
+    path = tmp_path / "games.sqlite3"
+    path.write_text("not a database")
+    with pytest.raises(RecordError, match=r"cannot use .* as the game record"):
+        Records(path)
+
+
+def test_local_games_are_recorded_with_every_move(tmp_path):
+    with Records(tmp_path / "games.sqlite3") as records:
+        game_id = records.begin("local", "gym_connect_four", (), "random")
+        records.played(game_id, 1, "us", 3, decision(3), 0.1)
+        records.played(game_id, 2, "them", 0)
+        records.finish(game_id, -1.0)
+        game = records.game(game_id)
+        assert game.columns == [3, 0] and game.result == -1.0 and game.kind == "local"
+        with pytest.raises(sqlite3.IntegrityError):
+            records.played(game_id, 3, "us", 9)
