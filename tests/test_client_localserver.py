@@ -1,0 +1,171 @@
+"""The client against the local emulation of the course server (its real bot, bookkeeping and HTTP
+app on 127.0.0.1), in process, and through ``agent.py``'s commands."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import agent
+from board import Board
+from client.cli import run_online
+from client.http import HttpCourseServer
+from client.inprocess import InProcessCourseServer
+from client.records import ONLINE, Records
+from engine import Decision, Engine
+from localserver.service import CourseService, player_key
+from settings import AgentSettings, ServerSettings
+
+IDS = ("te-1234", "st-5678")
+KEY = "nyckel"
+BUDGET = 0.03
+
+
+@pytest.fixture(scope="module")
+def engine() -> Engine:
+    engine = Engine(AgentSettings(seconds_per_move=BUDGET, table_bits=16, min_depth=3))
+    engine.warm_up()
+    return engine
+
+
+def http_client(url: str) -> HttpCourseServer:
+    return HttpCourseServer(ServerSettings(url=url, stil_ids=IDS, api_key=KEY))
+
+
+def assert_record_matches_server(records: Records, service: CourseService) -> None:
+    """Every recorded game has the server's moves and result."""
+    ours = {tuple(g.columns): g.result for g in records.games(ONLINE)}
+    theirs = {tuple(int(c) for c in g.moves): g.result for g in service.recent_games(player_key(IDS), 50)}
+    assert ours == theirs
+
+
+@pytest.mark.parametrize("first", ["student", "bot"])
+def test_whole_games_against_the_local_server(course_server, engine, tmp_path, first):
+    with course_server(first=first, seed=7) as server, Records(tmp_path / "r.sqlite3") as records:
+        result = run_online(http_client(server.url), engine, records, IDS, budget=BUDGET, games=2,
+                            out=lambda line: None)
+        assert all(o.we_started == (first == "student") for o in result.outcomes)
+        stats = server.service.stats(list(IDS), KEY)
+        assert stats["played"] == len(result.outcomes)
+        assert result.streak == stats["streak"]
+        assert_record_matches_server(records, server.service)
+
+
+def test_a_game_in_process(engine, tmp_path):
+    service = CourseService(":memory:", api_key=KEY, first="bot", rng=random.Random(3), time_limit=0)
+    server = InProcessCourseServer(service, IDS, KEY)
+    with Records(tmp_path / "r.sqlite3") as records:
+        result = run_online(server, engine, records, IDS, budget=BUDGET, out=lambda line: None)
+        assert len(result.outcomes) == 1 and not result.outcomes[0].we_started
+        assert_record_matches_server(records, service)
+    assert server.stats().played == 1
+
+
+class InterruptedEngine:
+    """Our engine, but the user presses Ctrl-C while it thinks about its ``stop_at``-th move."""
+
+    def __init__(self, engine: Engine, stop_at: int) -> None:
+        self.engine = engine
+        self.stop_at = stop_at
+        self.calls = 0
+
+    def new_game(self) -> None:
+        self.engine.new_game()
+
+    def choose(self, board: Board, seconds: float | None = None) -> Decision:
+        self.calls += 1
+        if self.calls == self.stop_at:
+            raise KeyboardInterrupt
+        return self.engine.choose(board, seconds)
+
+
+def test_an_interrupted_run_is_resumed_by_the_next_one(course_server, engine, tmp_path):
+    lines: list[str] = []
+    with course_server(first="bot", seed=11) as server, Records(tmp_path / "r.sqlite3") as records:
+        client = http_client(server.url)
+        with pytest.raises(KeyboardInterrupt):
+            run_online(client, InterruptedEngine(engine, 3), records, IDS, budget=BUDGET,
+                       out=lines.append)
+        assert any("the next `online` run resumes it" in line for line in lines)
+        running = records.unfinished(ONLINE, client.name, IDS)
+        assert running is not None and len(running.columns) == 5  # bot, us, bot, us, bot
+        result = run_online(client, engine, records, IDS, budget=BUDGET, out=lines.append)
+        assert result.outcomes[0].resumed and result.outcomes[0].game_id == running.id
+        assert any(line.startswith(f"resuming game #{running.id}") for line in lines)
+        # One game on the server, finished normally: nothing was forfeited with -1.
+        games = server.service.recent_games(player_key(IDS), 10)
+        assert len(games) == 1 and games[0].outcome != "abandoned"
+        assert_record_matches_server(records, server.service)
+
+
+# --- through agent.py ------------------------------------------------------------------------
+
+
+def write_config(tmp_path: Path, key: str = KEY, ids: tuple[str, ...] = IDS) -> Path:
+    path = tmp_path / "config.toml"
+    id_list = ", ".join(f'"{i}"' for i in ids)
+    path.write_text(
+        f'[server]\nstil_ids = [{id_list}]\napi_key = "{key}"\nretries = 0\n'
+        f"[agent]\nseconds_per_move = {BUDGET}\ntable_bits = 16\nmin_depth = 3\n"
+        '[record]\npath = "rec/games.sqlite3"\n'
+    )
+    return path
+
+
+def run_agent(capsys: Any, *argv: str) -> tuple[int, str, str]:
+    code = agent.main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_online_and_stats_commands(course_server, tmp_path, capsys):
+    config = str(write_config(tmp_path))
+    with course_server(seed=5) as server:
+        code, out, err = run_agent(capsys, "-o", "--config", config, "--server", server.url,
+                                   "--games", "2")
+        assert code in (0, 1), err
+        assert "summary:" in out and "slowest move:" in out and "current streak" in out
+        assert (tmp_path / "rec" / "games.sqlite3").exists()  # next to the config file
+        code, stats_out, err = run_agent(capsys, "-s", "--config", config, "--server", server.url)
+        assert code == 0, err
+        played = server.service.stats(list(IDS), KEY)["played"]
+        assert f"played        {played}" in stats_out
+        for text in (out, err, stats_out):
+            assert all(i not in text for i in IDS) and KEY not in text
+        assert "st*****+te*****" in stats_out  # sorted, as the server stores a group
+
+
+def test_command_errors_are_one_clean_line(course_server, tmp_path, capsys):
+    placeholder = tmp_path / "placeholder"
+    placeholder.mkdir()
+    config = write_config(placeholder, ids=("your-stil-id",))
+    code, out, err = run_agent(capsys, "online", "--config", str(config))
+    assert code == 2 and err.startswith("error: ") and "placeholder" in err
+    assert err.count("\n") == 1 and out == ""
+    with course_server() as server:
+        config = write_config(tmp_path, key="wrong-key")
+        code, _, err = run_agent(capsys, "stats", "--config", str(config), "--server", server.url)
+        assert code == 2 and "error: wrong API key" in err and "wrong-key" not in err
+        code, _, err = run_agent(capsys, "online", "--config", str(config), "--server", "ftp://x")
+        assert code == 2 and "--server: 'ftp://x' is not an http" in err
+    code, _, err = run_agent(capsys, "online", "--config", str(config), "--server", server.url)
+    assert code == 2 and "error: cannot reach the server" in err
+    code, _, err = run_agent(capsys, "online", "--config", str(config), "--games", "0")
+    assert code == 2 and "--games must be at least 1" in err
+
+
+def test_local_command_plays_in_the_course_environment(tmp_path, capsys):
+    config = str(write_config(tmp_path))
+    code, out, err = run_agent(capsys, "-l", "--config", config, "--games", "2", "--first", "them",
+                               "--opponent", "bot:1", "--time", "0.02")
+    assert code == 0, err
+    assert out.count("bot:1 starts") == 2
+    assert "summary: 2 games against bot:1" in out
+    with Records(tmp_path / "rec" / "games.sqlite3") as records:
+        games = records.games("local")
+    assert len(games) == 2 and all(g.opponent == "bot:1" and g.result is not None for g in games)
+    code, _, err = run_agent(capsys, "local", "--config", config, "--opponent", "alphago")
+    assert code == 2 and "error: unknown player 'alphago'" in err
