@@ -362,3 +362,12 @@ def test_progress_page_shows_each_players_record(course_server: Any) -> None:
             "empty": sum(r.count(0) for r in state)})
         bad = requests.get(server.url + "progress", params={"stil_id": "<b>"}, timeout=TIMEOUT)
         assert bad.status_code == 422
+
+
+def test_the_listening_socket_says_it_is_tcp() -> None:
+    # asyncio turns Nagle's algorithm off only for sockets created as IPPROTO_TCP; without
+    # that, every request on a keep-alive connection waits for a delayed ACK.
+    from localserver.background import bind_socket
+
+    with bind_socket("127.0.0.1", 0) as sock:
+        assert sock.proto == socket.IPPROTO_TCP
