@@ -96,8 +96,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_config(p)
 
     p = sub.add_parser("serve", help="run the local emulation of the course server")
-    p.add_argument("--host", default=None)
-    p.add_argument("--port", type=int, default=None)
+    p.add_argument("--host", default=None, help="address to listen on (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=None, help="port (default 8000; 0 = any free one)")
     p.add_argument("--db", default=None, metavar="PATH", help='SQLite file (":memory:" allowed)')
     p.add_argument("--bot-depth", type=int, default=None, metavar="N")
     p.add_argument("--bot", choices=("minimax", "random"), default=None)
