@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import random
 from collections.abc import Sequence
+from contextlib import closing
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import cast
@@ -177,12 +178,11 @@ def online_command(args: argparse.Namespace) -> int:
           f"  {budget:g} s per move")
     engine = Engine(settings.agent)
     engine.warm_up()  # compile before the first game starts, not during its first move
-    with Records(records_path(settings, args.config)) as records:
+    with closing(server), Records(records_path(settings, args.config)) as records:
         run = run_online(
             server, engine, records, settings.server.stil_ids, budget=budget, games=games,
             until_streak=args.until_streak, new_game=args.new_game,
         )
-    server.close()
     return 1 if run.stopped_by_loss else 0
 
 
@@ -205,9 +205,8 @@ def stats_command(args: argparse.Namespace) -> int:
     require_credentials(settings.server, _config_name(args.config))
     from client.http import HttpCourseServer
 
-    server = HttpCourseServer(settings.server, url=args.server)
-    stats = server.stats()
-    server.close()
+    with closing(HttpCourseServer(settings.server, url=args.server)) as server:
+        stats = server.stats()
     print(format_stats(stats, server.name, masked_ids(settings.server.stil_ids)))
     return 0
 

@@ -75,6 +75,24 @@ def move_budget(agent: AgentSettings) -> float:
 # --- the mirror ------------------------------------------------------------------------------
 
 
+def format_score(decision: Decision) -> str:
+    """The engine's score, with a proven search result said in words (``win at disc 23``)."""
+    if decision.source == "search":
+        from search import WIN, is_loss_score, is_win_score
+
+        if is_win_score(decision.score):
+            return f"win at disc {WIN - decision.score}"
+        if is_loss_score(decision.score):
+            return f"loss at disc {WIN + decision.score}"
+    return f"{decision.score:+d}"
+
+
+def format_move(ply: int, column: int, decision: Decision, seconds: float) -> str:
+    """The line printed for one of our moves: column, depth, score, nodes and seconds."""
+    return (f"{ply:3d}. we play {column}   depth {decision.depth:2d}  nodes {decision.nodes:>11,}"
+            f"  {seconds:6.3f} s  score {format_score(decision)} ({decision.source})")
+
+
 def render_grid(grid: Grid) -> str:
     """A course grid as text: X = our discs, O = the bot's, row 0 at the top."""
     symbols = {1: "X", -1: "O", 0: "."}
@@ -215,7 +233,11 @@ def resume_problem(record: GameRecord) -> str | None:
 
 @dataclass(frozen=True, slots=True)
 class MoveStat:
-    """One of our moves: what the engine said and how long it took (reply to request)."""
+    """One of our moves: what the engine said and how long it took.
+
+    ``seconds`` runs from the server's reply received to our move about to be sent (online) or
+    around the engine's call (local); ``think`` is the engine's own part of it.
+    """
 
     ply: int
     column: int
@@ -224,6 +246,7 @@ class MoveStat:
     nodes: int
     seconds: float
     source: str
+    think: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -331,9 +354,8 @@ class OnlineGame:
                 raise
             received = self.clock()
             self.moves.append(MoveStat(ply, column, decision.depth, decision.score, decision.nodes,
-                                       took, decision.source))
-            self.out(f"{ply:3d}. we play {column}   depth {decision.depth:2d}  score {decision.score:+6d}"
-                     f"  nodes {decision.nodes:>11,}  {took:6.3f} s  ({decision.source})")
+                                       took, decision.source, decision.seconds))
+            self.out(format_move(ply, column, decision, took))
             try:
                 note = mirror.apply(column, reply)
             except Desync as exc:

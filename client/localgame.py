@@ -18,7 +18,7 @@ import numpy as np
 
 from arena.players import Player
 from board import Board
-from client.game import Chooser, MoveStat, Output, render_grid
+from client.game import Chooser, MoveStat, Output, format_move, render_grid
 from client.protocol import DRAW, LOSS, WIN
 from client.records import LOCAL, THEM, US, Records
 
@@ -94,9 +94,8 @@ def play_local_game(
             column = decision.column
             _, reward, done, _ = env.step(column)
             stats.append(MoveStat(ply, column, decision.depth, decision.score, decision.nodes,
-                                  took, decision.source))
-            out(f"{ply:3d}. we play {column}   depth {decision.depth:2d}  score {decision.score:+6d}"
-                f"  nodes {decision.nodes:>11,}  {took:6.3f} s  ({decision.source})")
+                                  took, decision.source, decision.seconds))
+            out(format_move(ply, column, decision, took))
             if records is not None and game_id is not None:
                 records.played(game_id, ply, US, column, decision, took)
             result = reward  # 1 a win, 0.5 a full board, from our view

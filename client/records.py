@@ -142,9 +142,14 @@ class Records:
         self.path = Path(path)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            # Autocommit mode: every change below is an explicit transaction, committed (and
-            # synced: SQLite's default journal) before the caller goes on.
+            # Autocommit mode: every change below is an explicit transaction, committed before
+            # the caller goes on.  WAL with synchronous=NORMAL: a commit is in the file as soon
+            # as it returns, so it survives the process crashing or being killed; only a power
+            # cut may lose the last commits (never corrupt the file), and commits skip the two
+            # fsyncs of the default journal, which cost tens of ms per move on a slow disk.
             self.conn = sqlite3.connect(self.path, isolation_level=None)
+            self.conn.execute("PRAGMA journal_mode = WAL")
+            self.conn.execute("PRAGMA synchronous = NORMAL")
             self.conn.execute("PRAGMA foreign_keys = ON")
             self.conn.executescript(SCHEMA)
         except (OSError, sqlite3.DatabaseError) as exc:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import numpy as np
 import pytest
@@ -122,6 +123,7 @@ def test_a_full_column_or_a_column_off_the_board_raises():
     assert 4 not in env.available_moves()
     with pytest.raises(InvalidAction, match="full"):
         env.step(4)
+    bad: Any
     for bad in (-1, 7, 2.0, True):
         assert not env.is_valid_action(bad)
         with pytest.raises(InvalidAction, match="0-6"):
@@ -131,7 +133,7 @@ def test_a_full_column_or_a_column_off_the_board_raises():
 
 
 def test_gym_make_works_with_numpy_2_and_forwards_the_course_methods():
-    env = gym.make(ENV_ID)
+    env: Any = gym.make(ENV_ID)  # gym's wrapper forwards the course methods dynamically
     state = env.reset(board=None)
     assert state.shape == (6, 7)
     state, reward, done, info = env.step(3)  # the env checker would crash here on np.bool8
