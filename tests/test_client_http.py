@@ -191,7 +191,9 @@ def scripted() -> Iterator[tuple[ScriptedCourse, str]]:
 
 @pytest.fixture(scope="module")
 def engine() -> Engine:
-    engine = Engine(AgentSettings(seconds_per_move=BUDGET, table_bits=14, min_depth=2))
+    # Search only: the client's tests need moves, not the book's or the solver's memory.
+    engine = Engine(AgentSettings(seconds_per_move=BUDGET, table_bits=14, min_depth=2,
+                                  use_book=False, use_solver=False))
     engine.warm_up()
     return engine
 

@@ -26,7 +26,9 @@ BUDGET = 0.03
 
 @pytest.fixture(scope="module")
 def engine() -> Engine:
-    engine = Engine(AgentSettings(seconds_per_move=BUDGET, table_bits=16, min_depth=3))
+    # Search only: the client's tests need moves, not the book's or the solver's memory.
+    engine = Engine(AgentSettings(seconds_per_move=BUDGET, table_bits=16, min_depth=3,
+                                  use_book=False, use_solver=False))
     engine.warm_up()
     return engine
 
@@ -110,6 +112,7 @@ def write_config(tmp_path: Path, key: str = KEY, ids: tuple[str, ...] = IDS) -> 
     path.write_text(
         f'[server]\nstil_ids = [{id_list}]\napi_key = "{key}"\nretries = 0\n'
         f"[agent]\nseconds_per_move = {BUDGET}\ntable_bits = 16\nmin_depth = 3\n"
+        "use_book = false\nuse_solver = false\n"
         '[record]\npath = "rec/games.sqlite3"\n'
     )
     return path
