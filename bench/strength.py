@@ -34,11 +34,11 @@ from arena.progress import ProgressBar  # noqa: E402
 from arena.report import write_report  # noqa: E402
 from arena.results import OVERRUN_TOLERANCE, Summary, summarize  # noqa: E402
 from arena.tournament import default_workers, make_plan, run_tournament  # noqa: E402
-from settings import load_settings  # noqa: E402
+from settings import AgentSettings, load_settings  # noqa: E402
 
 
-def play(opponent: str, games: int, seconds: float, workers: int, seed: int) -> Summary:
-    agent = load_settings().agent
+def play(opponent: str, games: int, agent: AgentSettings, seconds: float, workers: int,
+         seed: int) -> Summary:
     plan = make_plan([parse_spec(f"ours:{seconds:g}"), parse_spec(opponent)], games, seed, agent)
     total = games
     bar = ProgressBar(total, sys.stderr, label=f"games vs {opponent}")
@@ -89,14 +89,15 @@ def main(argv: list[str] | None = None) -> int:
                         help="write each tournament's plots and summary under DIR")
     parser.add_argument("--json", type=Path, default=None, metavar="FILE")
     args = parser.parse_args(argv)
-    seconds = args.time if args.time is not None else load_settings().agent.seconds_per_move
+    agent = load_settings().agent  # once: the runs take long, the file may change meanwhile
+    seconds = args.time if args.time is not None else agent.seconds_per_move
     budget_limit = seconds + OVERRUN_TOLERANCE
 
     results = []
     for opponent, games in (("bot:3", args.games), ("seed", args.seed_games)):
         if games <= 0:
             continue
-        summary = play(opponent, games, seconds, args.workers, args.seed)
+        summary = play(opponent, games, agent, seconds, args.workers, args.seed)
         results.append(describe(summary))
         if args.out is not None:
             write_report(summary, args.out / opponent.replace(":", ""),
