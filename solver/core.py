@@ -1,0 +1,386 @@
+"""The compiled heart of the exact solver: null-window negamax over Pons' score scale.
+
+Scores are from the view of the side to move, on Pons' scale: 0 for a draw, and for a win
+``22 - k`` where ``k`` is the number of discs the winner has played when the game ends (its
+winning disc included); a loss is the negative of the opponent's win.  With ``n`` discs on the
+board, the side to move can at best win with its next disc, ``(43 - n) // 2``, and at worst
+lose to the opponent's next one, ``-((42 - n) // 2)``.  A score depends on the position only,
+never on the path to it, so table entries hold for every root.
+
+What keeps the tree small, after Pascal Pons' solver:
+
+- a **score window** ``[alpha, beta]`` narrowed at each node by the best and worst scores still
+  possible with the discs left, and by the table's bound;
+- **null-window search**: ``solve_steps`` narrows ``[low, high]`` with windows of width one,
+  biased towards 0 first because most positions are near a draw;
+- a **transposition table** (``solver.table``) of lower and upper bounds;
+- **anticipation of losing moves**: only moves that do not hand the opponent a win at once are
+  searched; two opponent threats at once, or nothing but gifts, are a loss one move ahead;
+- **threat-count move ordering**: moves creating the most cells where we would complete four
+  first, centre first among equals;
+- **symmetry**: in a position equal to its mirror image, only columns 0-3 are searched.
+
+No I/O, no clock.  The caller bounds the work with a node limit in ``counters`` (as in
+``search.negamax``): past it, ``counters[ABORTED]`` is set and scores are meaningless; no
+entry is stored for an unfinished node, so calling ``solve_steps`` again with a new limit walks
+back to where it stopped through table hits, and the window narrowed so far is kept in
+``counters[LOW]`` and ``counters[HIGH]``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from board import bits
+
+CELLS = bits.CELLS
+MIN_SCORE = -(CELLS // 2) + 3  # the worst score a search below the root can meet: -18
+MAX_SCORE = (CELLS + 1) // 2 - 3  # the best: 18
+
+# counters[] slots
+NODES = 0
+NODE_LIMIT = 1
+ABORTED = 2
+LOW = 3  # the score is known to be >= counters[LOW] ...
+HIGH = 4  # ... and <= counters[HIGH]
+N_COUNTERS = 5
+
+# Table values: 0 = no entry; 1..37 an upper bound; 38..74 a lower bound (see _store_*).
+_UPPER_BIAS = 1 - MIN_SCORE  # upper bound u is stored as u + 19
+_LOWER_BIAS = MAX_SCORE - 2 * MIN_SCORE + 2  # lower bound l is stored as l + 56
+_FIRST_LOWER = MAX_SCORE - MIN_SCORE + 2  # 38: the smallest stored lower bound
+# A table entry is one 32-bit word: the low 25 bits of the key, then 7 bits of value (see
+# solver.table), so that a probe touches one cache line.
+KEY_SHIFT = 7
+KEY_BITS = (1 << 25) - 1
+VAL_BITS = (1 << KEY_SHIFT) - 1
+_SORT_SHIFT = 52
+_CELL_BITS = (1 << _SORT_SHIFT) - 1
+
+LEFT_HALF = bits.column_mask(0) | bits.column_mask(1) | bits.column_mask(2) | bits.column_mask(3)
+# Beyond this many discs a position is almost never its own mirror image: skip the test.
+SYMMETRY_PLIES = 12
+TABLE_PLIES = 36
+
+
+def new_counters(node_limit: int, low: int, high: int) -> np.ndarray:
+    counters = np.zeros(N_COUNTERS, dtype=np.int64)
+    counters[NODE_LIMIT] = node_limit
+    counters[LOW] = low
+    counters[HIGH] = high
+    return counters
+
+
+def new_scratch() -> np.ndarray:
+    """The search's stack: one row per ply (see the ``_S_*`` slots)."""
+    return np.zeros((CELLS + 1, _S_WIDTH), dtype=np.int64)
+
+
+# The core inlines the board primitives (numba's own inlining): separately compiled calls
+# would cost a call and reference counting per node.  ``py_func`` is the plain function, or
+# the function itself when numba is disabled.
+def _inlined(function: Any) -> Any:
+    return njit(inline="always")(getattr(function, "py_func", function))
+
+
+_winning_cells = _inlined(bits.winning_cells)
+_possible_moves = _inlined(bits.possible_moves)
+_popcount = _inlined(bits.popcount)
+_column_mask = _inlined(bits.column_mask)
+
+# Stack slots of a ply's row: the ordered move cells first, then the node's state while its
+# children are searched.
+_S_ALPHA = 7
+_S_BETA = 8
+_S_NEXT = 9  # index of the child being searched
+_S_COUNT = 10  # number of children
+_S_POS = 11
+_S_MASK = 12
+_S_INDEX = 13  # table index of the node
+_S_WIDTH = 14
+
+
+@njit(cache=True)
+def win_now_score(moves: int) -> int:
+    """The score of winning with the next disc when ``moves`` discs are on the board."""
+    return (CELLS + 1 - moves) // 2
+
+
+@njit(cache=True)
+def score_bounds(moves: int) -> tuple[int, int]:
+    """The lowest and highest score possible with ``moves`` discs on the board."""
+    return -((CELLS - moves) // 2), (CELLS + 1 - moves) // 2
+
+
+@njit(inline="always")
+def _mirror(board: int) -> int:
+    out = 0
+    for col in range(bits.WIDTH):
+        out |= ((board >> (col * bits.H1)) & 0x7F) << ((bits.WIDTH - 1 - col) * bits.H1)
+    return out
+
+
+@njit(cache=True)
+def mirror(board: int) -> int:
+    """The bitboard reflected left to right (column ``c`` becomes ``6 - c``)."""
+    return _mirror(board)
+
+
+@njit(inline="always")
+def _non_losing_moves(pos: int, mask: int) -> int:
+    possible = _possible_moves(mask)
+    opp_win = _winning_cells(pos ^ mask, mask)
+    forced = possible & opp_win
+    if forced:
+        if forced & (forced - 1):
+            return 0
+        possible = forced
+    return possible & ~(opp_win >> 1)
+
+
+@njit(cache=True)
+def non_losing_moves(pos: int, mask: int) -> int:
+    """Cells of the moves that do not let the opponent win at once (0: every move loses).
+
+    A single opponent threat that can be played now must be blocked; two are a loss; a move
+    right under an opponent threat hands it over.  Assumes the side to move cannot win now.
+    """
+    return _non_losing_moves(pos, mask)
+
+
+@njit(inline="always")
+def _order_into(pos: int, mask: int, candidates: int, stack: np.ndarray, ply: int) -> int:
+    n = 0
+    for i in range(bits.WIDTH):
+        cell = candidates & _column_mask(bits.CENTER_ORDER[i])
+        if cell == 0:
+            continue
+        count = _popcount(_winning_cells(pos | cell, mask))
+        j = n
+        while j > 0 and (stack[ply, j - 1] >> _SORT_SHIFT) < count:
+            stack[ply, j] = stack[ply, j - 1]
+            j -= 1
+        stack[ply, j] = (count << _SORT_SHIFT) | cell
+        n += 1
+    for i in range(n):
+        stack[ply, i] &= _CELL_BITS
+    return n
+
+
+@njit(cache=True)
+def order_moves(pos: int, mask: int, candidates: int, stack: np.ndarray, ply: int) -> int:
+    """Write the cells of ``candidates`` into ``stack[ply, :n]``, best first; return ``n``.
+
+    Best first: the most cells created where we would complete four, centre first among
+    equals (an insertion sort over the centre-first order; while sorting, an entry is
+    ``count << _SORT_SHIFT | cell``, a cell being below bit 49).
+    """
+    return _order_into(pos, mask, candidates, stack, ply)
+
+
+@njit(cache=True)
+def negamax(
+    pos: int,
+    mask: int,
+    moves: int,
+    alpha: int,
+    beta: int,
+    table: np.ndarray,
+    stack: np.ndarray,
+    counters: np.ndarray,
+) -> int:
+    """The score of the position (``pos`` = discs of the side to move) within ``[alpha, beta]``.
+
+    Requires ``alpha < beta``, a position not over, and that the side to move cannot win with
+    its next disc (the caller checks that).  For the returned ``v`` and the true score ``s``:
+
+    - ``v <= alpha``: ``s <= v`` (an upper bound);
+    - ``v >= beta``: ``s >= v`` (a lower bound);
+    - otherwise ``v == s``.
+
+    The recursion is unrolled onto ``stack`` (row ``moves`` per node) so that the whole search
+    is one compiled loop: descending enters a node, returning hands ``value`` to its parent.
+    """
+    root = moves
+    size = table.size
+    nodes = counters[NODES]
+    limit = counters[NODE_LIMIT]
+    value = 0
+    descending = True
+    while True:
+        if descending:
+            # --- enter the node (pos, mask, moves) with window [alpha, beta] ---
+            nodes += 1
+            if nodes > limit:
+                counters[NODES] = nodes
+                counters[ABORTED] = 1
+                return 0
+            descending = False
+            candidates = _non_losing_moves(pos, mask)
+            if candidates == 0:
+                value = -((CELLS - moves) // 2)  # the opponent wins with its next disc
+                continue
+            if moves >= CELLS - 2:
+                value = 0  # two cells left, no win for either side in them
+                continue
+            low = -((CELLS - 2 - moves) // 2)  # we do not lose to the opponent's next disc
+            if alpha < low:
+                alpha = low
+                if alpha >= beta:
+                    value = alpha
+                    continue
+            high = (CELLS - 1 - moves) // 2  # we cannot win with our next disc
+            if beta > high:
+                beta = high
+                if alpha >= beta:
+                    value = beta
+                    continue
+            # Near the end of the game a subtree is cheaper to search again than a table
+            # probe, which is a cache miss: no table beyond TABLE_PLIES discs (index -1).
+            index = -1
+            if moves < TABLE_PLIES:
+                key = pos + mask
+                index = key % size
+                entry = int(table[index])
+                if entry != 0 and (entry >> KEY_SHIFT) == (key & KEY_BITS):
+                    val = entry & VAL_BITS
+                    if val >= _FIRST_LOWER:
+                        bound = val - _LOWER_BIAS
+                        if alpha < bound:
+                            alpha = bound
+                            if alpha >= beta:
+                                value = alpha
+                                continue
+                    elif val > 0:
+                        bound = val - _UPPER_BIAS
+                        if beta > bound:
+                            beta = bound
+                            if alpha >= beta:
+                                value = beta
+                                continue
+            if moves < SYMMETRY_PLIES and _mirror(pos) == pos and _mirror(mask) == mask:
+                candidates &= LEFT_HALF
+            n = _order_into(pos, mask, candidates, stack, moves)
+            stack[moves, _S_ALPHA] = alpha
+            stack[moves, _S_BETA] = beta
+            stack[moves, _S_NEXT] = 0
+            stack[moves, _S_COUNT] = n
+            stack[moves, _S_POS] = pos
+            stack[moves, _S_MASK] = mask
+            stack[moves, _S_INDEX] = index
+            # first child
+            pos, mask = pos ^ mask, mask | stack[moves, 0]
+            alpha, beta = -beta, -alpha
+            moves += 1
+            descending = True
+            continue
+
+        # --- hand ``value`` (the score of the node at ``moves``) to its parent ---
+        if moves == root:
+            counters[NODES] = nodes
+            return value
+        moves -= 1
+        score = -value
+        alpha = stack[moves, _S_ALPHA]
+        beta = stack[moves, _S_BETA]
+        pos = stack[moves, _S_POS]
+        mask = stack[moves, _S_MASK]
+        index = stack[moves, _S_INDEX]
+        if score >= beta:
+            if index >= 0:
+                table[index] = (((pos + mask) & KEY_BITS) << KEY_SHIFT) | (score + _LOWER_BIAS)
+            value = score
+            continue
+        if score > alpha:
+            alpha = score
+            stack[moves, _S_ALPHA] = alpha
+        i = stack[moves, _S_NEXT] + 1
+        if i < stack[moves, _S_COUNT]:
+            stack[moves, _S_NEXT] = i
+            pos, mask = pos ^ mask, mask | stack[moves, i]
+            alpha, beta = -beta, -alpha
+            moves += 1
+            descending = True
+            continue
+        if index >= 0:
+            table[index] = (((pos + mask) & KEY_BITS) << KEY_SHIFT) | (alpha + _UPPER_BIAS)
+        value = alpha
+
+
+@njit(cache=True)
+def _half(x: int) -> int:
+    """``x / 2`` rounded toward zero, as C does (Pons' choice of windows depends on it)."""
+    return -((-x) // 2) if x < 0 else x // 2
+
+
+@njit(cache=True)
+def solve_steps(
+    pos: int,
+    mask: int,
+    moves: int,
+    table: np.ndarray,
+    scratch: np.ndarray,
+    counters: np.ndarray,
+) -> bool:
+    """Narrow ``[counters[LOW], counters[HIGH]]`` around the score with null-window searches.
+
+    Returns True once the two meet (the score is then ``counters[LOW]``), False when the node
+    limit stopped it: call again with a higher limit to go on.  The bounds must hold (start
+    with ``score_bounds``, or ``[-1, 1]`` to learn only win, draw or loss: the result is then
+    the sign).  Same requirements on the position as ``negamax``.
+    """
+    low = counters[LOW]
+    high = counters[HIGH]
+    while low < high:
+        med = low + (high - low) // 2
+        if med <= 0 and _half(low) < med:
+            med = _half(low)
+        elif med >= 0 and _half(high) > med:
+            med = _half(high)
+        r = negamax(pos, mask, moves, med, med + 1, table, scratch, counters)
+        if counters[ABORTED]:
+            break
+        if r <= med:
+            high = r
+        else:
+            low = r
+    counters[LOW] = low
+    counters[HIGH] = high
+    return low >= high
+
+
+@njit(cache=True)
+def solve_position(
+    pos: int,
+    mask: int,
+    moves: int,
+    weak: bool,
+    table: np.ndarray,
+    scratch: np.ndarray,
+    counters: np.ndarray,
+) -> int:
+    """The exact score of a position not over (with ``weak``: its sign), in one compiled call.
+
+    Sets ``counters[LOW]`` and ``counters[HIGH]`` to the full window first, so after an abort
+    (node limit) ``solve_steps`` can resume.  The score is also left in ``counters[LOW]``.
+    """
+    if bits.winning_cells(pos, mask) & bits.possible_moves(mask):
+        score = 1 if weak else win_now_score(moves)
+        counters[LOW] = score
+        counters[HIGH] = score
+        return score
+    if weak:
+        counters[LOW] = -1
+        counters[HIGH] = 1
+    else:
+        counters[LOW] = -((CELLS - moves) // 2)
+        counters[HIGH] = (CELLS + 1 - moves) // 2
+    solve_steps(pos, mask, moves, table, scratch, counters)
+    if weak and counters[LOW] != 0:
+        # The narrowing can end on a bound beyond [-1, 1] (from the table); its sign holds.
+        counters[LOW] = 1 if counters[LOW] > 0 else -1
+        counters[HIGH] = counters[LOW]
+    return counters[LOW]

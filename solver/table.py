@@ -1,0 +1,49 @@
+"""The exact solver's transposition table: bounds on scores, one 32-bit word per entry.
+
+Entry ``i`` holds the low 25 bits of a position's key (``position + mask``) above a 7-bit value:
+0 for no entry, else an upper or a lower bound on the position's score (encoded in
+``solver.core``).  The index is the key modulo the size, a prime above ``2**24``: a key has at
+most 49 bits, so the index (the key modulo the prime) and the stored bits (the key modulo
+``2**25``) determine the whole key by the Chinese remainder theorem, and a match is never a
+false hit.  One word per entry means one cache miss per probe, which is most of the cost of a
+node in short searches.  A new entry always replaces the old one.  Entries are valid for every
+root (a score depends on the position only), so the table is kept between searches and games.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+# The Chinese remainder argument needs size * 2**25 > 2**49.
+MIN_BITS = 24
+MAX_BITS = 28
+
+
+def smallest_prime_above(n: int) -> int:
+    """The smallest prime larger than ``n`` (n >= 2)."""
+    candidate = n + 1
+    while any(candidate % d == 0 for d in range(2, int(candidate**0.5) + 1)):
+        candidate += 1
+    return candidate
+
+
+class SolverTable:
+    """A prime number of entries just above ``2**bits``, 4 bytes each (``bits=24``: 64 MiB)."""
+
+    def __init__(self, bits: int = MIN_BITS) -> None:
+        if not MIN_BITS <= bits <= MAX_BITS:
+            raise ValueError(f"solver table bits must be {MIN_BITS}-{MAX_BITS}, not {bits}")
+        self.bits = bits
+        self.size = smallest_prime_above(1 << bits)
+        self.entries = np.zeros(self.size, dtype=np.uint32)
+
+    def clear(self) -> None:
+        self.entries.fill(0)
+
+    @property
+    def nbytes(self) -> int:
+        return int(self.entries.nbytes)
+
+    def filled(self) -> int:
+        """How many entries are in use."""
+        return int(np.count_nonzero(self.entries))

@@ -1,0 +1,175 @@
+"""The exact solver against oracles: Pons' solved positions and a brute-force minimax."""
+
+from __future__ import annotations
+
+import functools
+import random
+from pathlib import Path
+
+import pytest
+
+from board import Board, IllegalMove
+from solver import Solver, core, discs_to_end, outcome
+from tests.helpers import random_position
+
+PONS = Path(__file__).resolve().parent / "data" / "pons"
+
+
+def pons_sample(name: str, count: int) -> list[tuple[str, int]]:
+    """``count`` positions spread evenly over Pons' set ``name`` (same ones every run)."""
+    lines = [line.split() for line in (PONS / name).read_text().split("\n") if line.strip()]
+    step = len(lines) // count
+    return [(m, int(s)) for m, s in lines[::step][:count]]
+
+
+@pytest.fixture(scope="module")
+def solver() -> Solver:
+    return Solver()
+
+
+@functools.cache
+def brute_force(position: int, mask: int, moves: int) -> int:
+    """Plain minimax on Pons' scale: no pruning, no table beyond this cache, no tricks."""
+    board = Board(position, mask, moves)
+    best = -99
+    for col in board.legal_moves():
+        if board.is_winning_move(col):
+            return (43 - moves) // 2
+        child = board.play_unchecked(col)
+        value = 0 if child.is_full() else -brute_force(child.position, child.mask, child.moves)
+        best = max(best, value)
+    return best
+
+
+def brute(board: Board) -> int:
+    return brute_force(board.position, board.mask, board.moves)
+
+
+@pytest.mark.parametrize(("name", "count"), [
+    ("Test_L3_R1", 100),  # End-Easy
+    ("Test_L2_R1", 50),  # Middle-Easy
+    ("Test_L2_R2", 8),  # Middle-Medium
+    ("Test_L1_R1", 12),  # Begin-Easy
+    ("Test_L1_R2", 2),  # Begin-Medium
+])
+def test_scores_match_pons_test_sets(solver: Solver, name: str, count: int) -> None:
+    for moves, expected in pons_sample(name, count):
+        solver.table.clear()  # each position from scratch, as in Pons' benchmark
+        solution = solver.solve(Board.from_moves(moves))
+        assert solution is not None
+        assert solution.score == expected, moves
+        assert solution.nodes > 0 or expected == (43 - len(moves)) // 2
+
+
+def test_weak_solve_gives_the_sign_of_pons_scores(solver: Solver) -> None:
+    for moves, expected in pons_sample("Test_L2_R1", 30):
+        solution = solver.solve(Board.from_moves(moves), weak=True)
+        assert solution is not None
+        assert solution.score == (expected > 0) - (expected < 0), moves
+
+
+def test_late_positions_match_brute_force_and_best_move_keeps_the_score(solver: Solver) -> None:
+    rng = random.Random(6)
+    for _ in range(150):
+        board, _ = random_position(rng, 31, 38)
+        expected = brute(board)
+        solution = solver.solve(board)
+        assert solution is not None and solution.score == expected, board
+        move = solver.best_move(board)
+        assert move is not None and move.exact and move.score == expected
+        if board.is_winning_move(move.column):
+            assert expected == (43 - board.moves) // 2
+        else:
+            child = board.play(move.column)
+            assert (0 if child.is_full() else -brute(child)) == expected
+
+
+def test_column_scores_match_brute_force(solver: Solver) -> None:
+    rng = random.Random(7)
+    for _ in range(40):
+        board, _ = random_position(rng, 32, 38)
+        scores = solver.column_scores(board)
+        assert set(scores) == set(board.legal_moves())
+        for col, score in scores.items():
+            if board.is_winning_move(col):
+                assert score == (43 - board.moves) // 2
+            else:
+                child = board.play(col)
+                assert score == (0 if child.is_full() else -brute(child))
+        assert max(s for s in scores.values() if s is not None) == brute(board)
+
+
+def test_weak_best_move_keeps_the_outcome(solver: Solver) -> None:
+    rng = random.Random(8)
+    for _ in range(60):
+        board, _ = random_position(rng, 30, 37)
+        expected = brute(board)
+        move = solver.best_move(board, weak=True)
+        assert move is not None
+        assert (move.score > 0) - (move.score < 0) == (expected > 0) - (expected < 0)
+        if expected >= 0 and not board.is_winning_move(move.column):
+            child = board.play(move.column)
+            after = 0 if child.is_full() else -brute(child)
+            assert (after > 0) - (after < 0) == (expected > 0) - (expected < 0)
+
+
+def test_mirror_positions_have_equal_scores(solver: Solver) -> None:
+    for moves, expected in pons_sample("Test_L2_R1", 20):
+        mirrored = "".join(str(8 - int(c)) for c in moves)
+        board = Board.from_moves(mirrored)
+        assert int(core.mirror(Board.from_moves(moves).key)) == board.key
+        solution = solver.solve(board)
+        assert solution is not None and solution.score == expected
+
+
+def test_symmetric_positions_are_solved_right(solver: Solver) -> None:
+    # A position equal to its mirror image searches only columns 1-4 at its root: its score
+    # must still be the best of all seven columns, each solved on its own.
+    board = Board.from_moves("7423671541")
+    assert core.mirror(board.position) == board.position
+    assert core.mirror(board.mask) == board.mask
+    solution = solver.solve(board)
+    scores = solver.column_scores(board)
+    assert all(scores[c] == scores[6 - c] for c in scores)
+    assert solution is not None and solution.score == max(v for v in scores.values() if v is not None)
+    assert solution.score == 5
+
+
+def test_a_deadline_stops_the_solver_and_a_later_call_resumes() -> None:
+    ticks = iter(range(1_000_000))
+    solver = Solver(clock=lambda: next(ticks) * 0.001)  # 1 ms per reading of the clock
+    moves, expected = pons_sample("Test_L2_R2", 4)[1]
+    board = Board.from_moves(moves)
+    assert solver.solve(board, deadline=solver.clock() + 0.0025) is None
+    assert 0 < solver.nodes < 10 * core.new_counters(0, 0, 0).size * 10_000
+    stopped_at = solver.nodes
+    solution = solver.solve(board, deadline=solver.clock() + 1e6)
+    assert solution is not None and solution.score == expected
+    assert solver.nodes > stopped_at
+
+
+def test_is_at_most_agrees_with_the_exact_score(solver: Solver) -> None:
+    for moves, expected in pons_sample("Test_L3_R1", 20):
+        board = Board.from_moves(moves)
+        if board.legal_moves() and any(board.is_winning_move(c) for c in board.legal_moves()):
+            continue
+        for value in (expected - 1, expected, expected + 1):
+            assert solver.is_at_most(board, value) == (expected <= value)
+
+
+def test_finished_games_are_refused(solver: Solver) -> None:
+    with pytest.raises(IllegalMove):
+        solver.solve(Board.from_moves("1212121"[:7]))
+    with pytest.raises(IllegalMove):
+        solver.best_move(Board.from_moves("1212121"))
+
+
+def test_discs_to_end_and_outcome() -> None:
+    assert outcome(3) == "win" and outcome(0) == "draw" and outcome(-1) == "loss"
+    # Empty board, +1: the first player wins with its 21st disc, the board's 41st.
+    assert discs_to_end(1, 0) == 41
+    # "4455" has score 18: the mover (first player) wins with its 4th disc, the 7th disc.
+    assert discs_to_end(18, 4) == 3
+    # "44455554221" has -15: the opponent (first player) wins with its 7th disc (13th).
+    assert discs_to_end(-15, 11) == 2
+    assert discs_to_end(0, 40) == 2
