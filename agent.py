@@ -127,11 +127,18 @@ def build_parser() -> argparse.ArgumentParser:
     _add_config(p)
 
     p = sub.add_parser("solve", help="exact scores of positions read from stdin (Pons' format)")
+    p.add_argument("--weak", action="store_true", help="only win (1), draw (0) or loss (-1)")
+    p.add_argument("--reset", action="store_true",
+                   help="empty the solver's table before each line (as Pons' benchmark does)")
+    p.add_argument("--table-bits", type=int, default=None, metavar="B",
+                   help="table of about 2**B entries, 24-28 (default: solver.table_bits)")
     _add_config(p)
 
     p = sub.add_parser("analyze", help="exact score of every column of a position")
     p.add_argument("moves", help='moves played so far, 1-based columns ("" = empty board)')
-    p.add_argument("--time", type=float, default=None, metavar="S", help="time budget")
+    p.add_argument("--time", type=float, default=None, metavar="S",
+                   help="time budget in seconds (default 10)")
+    p.add_argument("--no-book", action="store_true", help="do not use the opening book")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     _add_config(p)
     return parser

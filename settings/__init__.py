@@ -110,11 +110,30 @@ class LocalServerSettings:
 
 
 @dataclass(frozen=True)
+class SolverSettings:
+    """The exact solver and the opening book (used by the engine, ``solve`` and ``analyze``)."""
+
+    # Transposition table of a prime number of entries just above 2**table_bits, 4 bytes each.
+    table_bits: int = 24
+    # The opening book file; empty for the book shipped in solver/data/.
+    book: str = ""
+    # The part of a move's budget the engine lets the solver try to prove the position.
+    share: float = 0.5
+
+    def __post_init__(self) -> None:
+        if not 24 <= self.table_bits <= 28:
+            raise ConfigError("solver.table_bits: must be an integer 24-28")
+        if not 0 < self.share <= 1:
+            raise ConfigError("solver.share: must be a fraction above 0 and at most 1")
+
+
+@dataclass(frozen=True)
 class Settings:
     server: ServerSettings = field(default_factory=ServerSettings)
     agent: AgentSettings = field(default_factory=AgentSettings)
     record: RecordSettings = field(default_factory=RecordSettings)
     local_server: LocalServerSettings = field(default_factory=LocalServerSettings)
+    solver: SolverSettings = field(default_factory=SolverSettings)
 
 
 T = TypeVar("T")
@@ -272,6 +291,7 @@ __all__ = [
     "RecordSettings",
     "ServerSettings",
     "Settings",
+    "SolverSettings",
     "check_server_url",
     "check_stil_ids",
     "is_placeholder",

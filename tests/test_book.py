@@ -1,0 +1,171 @@
+"""The opening book: file format checks, mirror lookups, and the shipped book against the solver."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from board import Board, bits
+from solver import Solver
+from solver.book import (
+    MAGIC,
+    Book,
+    BookError,
+    build_book,
+    canonical_key,
+    decode_key,
+    load_book,
+    read_book,
+    save_book,
+)
+from solver.make_book import DEFAULT_WORK_PATH, SUMMARY_PATH, Generator, build, read_work
+from tests.helpers import random_position
+
+
+def small_book(tmp_path: Path) -> Path:
+    board = Board.from_moves("1")  # not its own mirror image
+    key, mirrored = canonical_key(board)
+    col = 5 if mirrored else 1  # "column 1 (0-based) from board's view", stored canonically
+    path = tmp_path / "book.bin"
+    save_book(build_book({key: (col, -3), canonical_key(Board())[0]: (3, 1)}), path)
+    return path
+
+
+def test_decode_key_inverts_the_key() -> None:
+    rng = random.Random(1)
+    for _ in range(300):
+        board, _ = random_position(rng, 0, 40)
+        decoded = decode_key(board.key)
+        assert (decoded.position, decoded.mask, decoded.moves) == (
+            board.position, board.mask, board.moves)
+
+
+def test_lookup_through_the_mirror_mirrors_the_column(tmp_path: Path) -> None:
+    book = read_book(small_book(tmp_path))
+    assert len(book) == 2
+    assert book.lookup(Board()) == (3, 1)
+    assert book.lookup(Board.from_moves("1")) == (1, -3)
+    assert book.lookup(Board.from_moves("7")) == (5, -3)  # the mirror image of "1"
+    assert book.lookup(Board.from_moves("2")) is None
+    assert book.column_scores(Board.from_moves("7")) == {5: -3}
+
+
+@pytest.mark.parametrize(("damage", "message"), [
+    (lambda data: data[:-1], "truncated"),
+    (lambda data: data[:50] + bytes([data[50] ^ 1]) + data[51:], "checksum"),
+    (lambda data: b"NOTABOOK" + data[8:], "bad magic"),
+    (lambda data: b"", "bad magic"),
+])
+def test_a_damaged_book_is_refused_with_a_reason(tmp_path: Path, damage: Callable[[bytes], bytes],
+                                                 message: str) -> None:
+    path = small_book(tmp_path)
+    path.write_bytes(damage(path.read_bytes()))
+    with pytest.raises(BookError, match=message):
+        read_book(path)
+
+
+def test_a_missing_book_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(BookError, match="cannot read"):
+        load_book(tmp_path / "nowhere.bin")
+
+
+def test_unsorted_keys_are_refused(tmp_path: Path) -> None:
+    import hashlib
+    import struct
+
+    keys = [5, 3]
+    payload = b"".join(k.to_bytes(8, "little") for k in keys) + bytes([1, 1]) + bytes([0, 0])
+    path = tmp_path / "bad.bin"
+    path.write_bytes(struct.pack("<8sI32s", MAGIC, 2, hashlib.sha256(payload).digest()) + payload)
+    with pytest.raises(BookError, match="increasing"):
+        read_book(path)
+
+
+def test_generator_resumes_from_its_work_file(tmp_path: Path) -> None:
+    """A tiny book (late plies so it is quick): a second run solves nothing new."""
+    work = tmp_path / "work.jsonl"
+    solver = Solver()
+
+    def generator() -> Generator:
+        g = Generator(work, first_full=20, second_full=20, max_ply=14, easy_seconds=5.0,
+                      solver=solver, stop_at=float("inf"))
+        g.roots = lambda: iter([  # type: ignore[method-assign]
+            (Board.from_moves("444444333333"), "444444333333", 13),
+        ])
+        return g
+
+    g = generator()
+    assert g.run()
+    first = read_work(work)
+    root = Board.from_moves("444444333333")
+    child = root.play(first[canonical_key(root)[0]].column)
+    replies = {canonical_key(child.play(r))[0] for r in child.legal_moves()
+               if not child.play(r).is_over()}
+    assert g.new == len(first) == 1 + len(replies) > 1  # the root and every reply to its move
+    again = generator()
+    assert again.run() and again.new == 0
+    work.write_text(work.read_text() + '{"moves": "12')  # a line torn by an interruption
+    assert read_work(work) == first
+    out = tmp_path / "book.bin"
+    info = build(work, out, tmp_path / "book.json")
+    book = read_book(out)
+    assert info["positions"] == len(book) == len(first)
+    assert info["first_full"] == 20 and info["max_ply"] == 14
+    for record in first.values():
+        board = Board.from_moves(record.moves)
+        assert book.lookup(board) == (record.column, record.score)
+
+
+# --- the shipped book -----------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def shipped() -> Book:
+    return load_book()
+
+
+def test_shipped_book_entries_are_legal_positions_with_legal_moves(shipped: Book) -> None:
+    for board, col, score in shipped.entries():
+        assert not board.is_over() and board.can_play(col)
+        assert abs(score) <= (43 - board.moves) // 2
+
+
+def test_shipped_book_covers_the_first_players_early_positions(shipped: Book) -> None:
+    """Every position the agent reaches as first player up to the full plies is in the book."""
+    full = json.loads(SUMMARY_PATH.read_text())["first_full"]
+    level = [Board()]
+    while level and level[0].moves <= full:
+        following = []
+        for board in level:
+            found = shipped.lookup(board)
+            assert found is not None, board
+            child = board.play(found[0])
+            if child.is_over():
+                continue
+            following += [child.play(r) for r in child.legal_moves() if not child.play(r).is_over()]
+        level = following
+
+
+def test_shipped_book_agrees_with_the_solver_on_a_sample(shipped: Book) -> None:
+    """Deep entries only (the early ones take the solver minutes): the score, and the move
+    keeps it."""
+    solver = Solver()
+    entries = [e for e in shipped.entries() if e[0].moves >= 12]
+    for board, col, score in random.Random(3).sample(entries, min(6, len(entries))):
+        solution = solver.solve(board)
+        assert solution is not None and solution.score == score, board
+        if not board.is_winning_move(col):
+            assert solver.is_at_most(board.play(col), -score)
+
+
+def test_work_file_and_summary_describe_the_shipped_book(shipped: Book) -> None:
+    summary = json.loads(SUMMARY_PATH.read_text())
+    assert summary["positions"] == len(shipped)
+    assert summary["solver_seconds"] > 0
+    if DEFAULT_WORK_PATH.exists():
+        assert len(read_work(DEFAULT_WORK_PATH)) >= len(shipped)
+    assert bits.WIDTH == 7

@@ -1,0 +1,137 @@
+"""``agent.py solve`` and ``agent.py analyze``: outputs and error paths, through ``agent.main``."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import agent
+from board import Board
+from solver import Solver
+
+ROOT = Path(__file__).resolve().parent.parent
+Cap = pytest.CaptureFixture[str]
+
+
+def run(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, stdin: str,
+        *argv: str) -> tuple[int, str, str]:
+    monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+    code = agent.main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_solve_writes_pons_benchmark_lines(capsys: Cap, monkeypatch: pytest.MonkeyPatch) -> None:
+    code, out, err = run(capsys, monkeypatch, "2252576253462244111563365343671351441 -1\n"
+                         "4455\n\n# a comment\n5554224333234511764415115 4\n", "solve")
+    assert code == 0, err
+    lines = [line.split() for line in out.splitlines()]
+    assert [line[:2] for line in lines] == [
+        ["2252576253462244111563365343671351441", "-1"], ["4455", "18"],
+        ["5554224333234511764415115", "4"]]
+    assert all(len(line) == 4 and int(line[2]) >= 0 and int(line[3]) >= 0 for line in lines)
+
+
+def test_solve_reports_bad_lines_and_goes_on(capsys: Cap, monkeypatch: pytest.MonkeyPatch) -> None:
+    stdin = ("4455\n44x5\n4455 many fields here\n4455 abc\n1212121\n"
+             "7422341735647741166133573473242566\n")
+    code, out, err = run(capsys, monkeypatch, stdin, "solve")
+    assert code == 2
+    lines = out.splitlines()
+    assert lines[0].startswith("4455 18 ")
+    assert lines[1].startswith("error: line 2: move 3 is 'x'")
+    assert lines[2].startswith("error: line 3: expected 'moves' or 'moves expected'")
+    assert lines[3].startswith("error: line 4: expected score 'abc' is not an integer")
+    assert lines[4].startswith("error: line 5:") and "over" in lines[4]
+    assert lines[5].split()[:2] == ["7422341735647741166133573473242566", "1"]
+    assert len(lines) == 6
+    assert err.count("error: line") == 4 and "Traceback" not in err
+
+
+def test_solve_flags_a_wrong_expected_score(capsys: Cap, monkeypatch: pytest.MonkeyPatch) -> None:
+    code, out, err = run(capsys, monkeypatch, "4455 17\n", "solve")
+    assert code == 1
+    assert out.split()[1] == "18"
+    assert "line 1: 4455: score 18, expected 17" in err
+
+
+def test_solve_weak_and_reset(capsys: Cap, monkeypatch: pytest.MonkeyPatch) -> None:
+    code, out, _ = run(capsys, monkeypatch, "4455 18\n2252576253462244111563365343671351441 -1\n"
+                       "23163416124767223154467471272416755633 0\n", "solve", "--weak", "--reset")
+    assert code == 0
+    assert [line.split()[1] for line in out.splitlines()] == ["1", "-1", "0"]
+
+
+def test_solve_rejects_bad_table_bits(capsys: Cap, monkeypatch: pytest.MonkeyPatch) -> None:
+    code, out, err = run(capsys, monkeypatch, "4455\n", "solve", "--table-bits", "40")
+    assert code == 2 and err.startswith("error: --table-bits") and out == ""
+
+
+def test_analyze_json_gives_every_columns_exact_score(capsys: Cap, monkeypatch: pytest.MonkeyPatch) -> None:
+    moves = "5554224333234511764415115"
+    code, out, err = run(capsys, monkeypatch, "", "analyze", moves, "--json", "--no-book")
+    assert code == 0, err
+    reply = json.loads(out)
+    board = Board.from_moves(moves)
+    expected = Solver().column_scores(board)
+    columns = {c["column"] - 1: c for c in reply["columns"]}
+    for col in range(7):
+        if board.can_play(col):
+            assert columns[col]["exact"] and columns[col]["score"] == expected[col]
+        else:
+            assert not columns[col]["playable"] and columns[col]["score"] is None
+    assert reply["all_exact"] and reply["best"]["score"] == 4
+    assert expected[reply["best"]["column"] - 1] == 4
+
+
+def test_analyze_marks_unproven_columns_as_estimates(capsys: Cap, monkeypatch: pytest.MonkeyPatch) -> None:
+    code, out, _ = run(capsys, monkeypatch, "", "analyze", "4", "--json", "--no-book",
+                       "--time", "0.3")
+    assert code == 0
+    reply = json.loads(out)
+    assert not reply["all_exact"]
+    estimates = [c for c in reply["columns"] if not c["exact"]]
+    assert estimates and all(c["source"] == "heuristic" and c["score"] is not None
+                             for c in estimates)
+
+
+def test_analyze_text_shows_board_scores_and_best_move(capsys: Cap, monkeypatch: pytest.MonkeyPatch) -> None:
+    code, out, _ = run(capsys, monkeypatch, "", "analyze", "2252576253462244111563365343671351441",
+                       "--no-book")
+    assert code == 0
+    assert "0 1 2 3 4 5 6" in out
+    assert "O to move (player 2)" in out
+    assert "column 5:       full" in out
+    assert "column 6:   -1  loss: we lose in 4 discs (solver)  <- best" in out
+    assert "column 7:   -2  loss: we lose in 2 discs (solver)" in out
+    assert "best move: column 6 (0-based 5), exact" in out
+
+
+@pytest.mark.parametrize(("moves", "message"), [
+    ("44x", "error: move 3 is 'x'"),
+    ("1212121", "error: the game is over"),
+    ("11111111", "error: move 7: column 1 is full"),
+])
+def test_analyze_errors_are_one_line(capsys: Cap, monkeypatch: pytest.MonkeyPatch, moves: str,
+                                     message: str) -> None:
+    code, out, err = run(capsys, monkeypatch, "", "analyze", moves)
+    assert code == 2 and out == ""
+    assert err.startswith(message) and err.count("\n") == 1
+
+
+def test_analyze_rejects_a_bad_time(capsys: Cap, monkeypatch: pytest.MonkeyPatch) -> None:
+    code, _, err = run(capsys, monkeypatch, "", "analyze", "44", "--time", "-1")
+    assert code == 2 and err.startswith("error: --time")
+
+
+def test_solve_as_a_subprocess_pipes_like_pons_solver() -> None:
+    data = "\n".join(line for line in (ROOT / "tests/data/pons/Test_L3_R1").read_text().split("\n")[:20])
+    result = subprocess.run([sys.executable, str(ROOT / "agent.py"), "solve"], input=data,
+                            capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert len(result.stdout.splitlines()) == 20
