@@ -22,7 +22,8 @@ def _position(moves: str) -> Board:
 def move_command(args: argparse.Namespace) -> int:
     from engine.engine import Engine  # imported here: it loads the compiled search
 
-    settings = load_settings(args.config).agent
+    loaded = load_settings(args.config)
+    settings = loaded.agent
     if args.heuristic is not None:
         heuristic_id(args.heuristic)
         settings = replace(settings, heuristic=args.heuristic)
@@ -35,7 +36,7 @@ def move_command(args: argparse.Namespace) -> int:
     board = _position(args.moves)
     if board.is_over():
         raise IllegalMove("the game in that move string is already over")
-    engine = Engine(settings)
+    engine = Engine(settings, solver=loaded.solver)
     engine.warm_up()
     decision = engine.choose(board, max_depth=args.depth)
     if args.json:

@@ -4,8 +4,15 @@ Stages, each used when it can answer in time (the solver and book stages are swi
 ``AgentSettings``):
 
 1. ``book``: the opening book has the position (exact);
-2. ``solver``: the exact solver proves the position within part of the budget;
-3. ``search``: iterative-deepening alpha-beta with the configured heuristic.
+2. ``solver``: the exact solver proves the position within part of the budget
+   (``SolverSettings.share``): first the outcome only (win, draw or loss: the cheaper proof),
+   then the exact score; it plays a move keeping the best proven outcome (the fastest win, a
+   draw kept, the slowest loss), or, when only the outcome was proven in time, a move keeping
+   the win or the draw;
+3. ``search``: iterative-deepening alpha-beta with the configured heuristic, with the time left.
+
+Every stage works to the same deadline from the engine's clock, so ``choose`` does not
+overrun its budget by more than one search or solver slice (a fraction of a millisecond).
 """
 
 from __future__ import annotations
@@ -16,7 +23,9 @@ from dataclasses import dataclass
 from board import Board, IllegalMove
 from search import SearchResult, TranspositionTable, iterative_deepening
 from search.iterative import Clock, deepest
-from settings import AgentSettings
+from settings import AgentSettings, SolverSettings
+from solver import Solver, discs_to_end
+from solver.book import Book, load_book
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,7 +35,9 @@ class Decision:
     ``column`` is 0-based.  ``score`` is from the view of the side to move: for ``source``
     ``"search"`` the search's scale (``search.negamax``), for ``"book"`` and ``"solver"`` Pons'
     scale (positive: a win, ``22 - discs`` the winner plays; 0 a draw).  ``proven`` says the
-    score is exact.
+    score is exact.  A ``"solver"`` decision with ``proven`` False proved only the outcome:
+    its score is then 1 (a win kept) or 0 (a draw kept).  For book and solver decisions,
+    ``depth`` is the number of discs left to play if both sides keep the score.
     """
 
     column: int
@@ -53,27 +64,56 @@ class Decision:
 
 
 class Engine:
-    """Our player.  One engine per game (or per worker): it keeps a table between moves."""
+    """Our player.  One engine per game (or per worker): it keeps its tables between moves.
 
-    def __init__(self, settings: AgentSettings | None = None, *, clock: Clock = time.perf_counter):
+    ``solver`` configures the exact solver and the book (default: ``SolverSettings()``).  The
+    book is read (and checked) when the engine is built, so a damaged book stops the program
+    before a game starts rather than in the middle of one.
+    """
+
+    def __init__(
+        self,
+        settings: AgentSettings | None = None,
+        *,
+        solver: SolverSettings | None = None,
+        clock: Clock = time.perf_counter,
+    ):
         self.settings = settings or AgentSettings()
+        self.solver_settings = solver or SolverSettings()
         self.clock = clock
         self.table = TranspositionTable(bits=self.settings.table_bits)
+        self.book: Book | None = None
+        if self.settings.use_book:
+            self.book = load_book(self.solver_settings.book or None)
+        self.solver: Solver | None = None
+        if self.settings.use_solver:
+            self.solver = Solver(self.solver_settings.table_bits, clock=clock)
 
     def warm_up(self) -> None:
         """Load (or compile) the compiled code now, so that the first move is not slowed."""
         deepest(iterative_deepening(Board.from_moves("44"), self.clock() + 0.01, max_depth=4))
+        if self.solver is not None:
+            self.solver.best_move(Board.from_moves("5554224333234511764415115"), weak=True)
 
     def new_game(self) -> None:
+        # The solver's table holds exact bounds, true in every game: it is kept.
         self.table.clear()
 
     def choose(self, board: Board, seconds: float | None = None, *, max_depth: int | None = None) -> Decision:
-        """The move for ``board`` within ``seconds`` (default: the configured time per move)."""
+        """The move for ``board`` within ``seconds`` (default: the configured time per move).
+
+        ``max_depth`` asks for the heuristic search alone, cut at that depth: the book and the
+        solver are skipped.
+        """
         if board.is_over():
             raise IllegalMove("the game is over: there is no move to choose")
         budget = self.settings.seconds_per_move if seconds is None else seconds
         start = self.clock()
         deadline = start + budget
+        if max_depth is None:
+            decision = self._exact(board, start, budget)
+            if decision is not None:
+                return decision
         last = deepest(iterative_deepening(
             board,
             deadline,
@@ -84,3 +124,34 @@ class Engine:
             table=self.table,
         ))
         return Decision.from_search(last, self.clock() - start)
+
+    def _exact(self, board: Board, start: float, budget: float) -> Decision | None:
+        """The book's or the solver's decision, or None to leave the move to the search."""
+        if self.book is not None:
+            found = self.book.lookup(board)
+            if found is not None and board.can_play(found[0]):
+                col, score = found
+                return Decision(col, score, discs_to_end(score, board.moves), 0,
+                                self.clock() - start, (col,), "book", True)
+        if self.solver is not None:
+            return self._solve(board, start, start + budget * self.solver_settings.share)
+        return None
+
+    def _solve(self, board: Board, start: float, deadline: float) -> Decision | None:
+        """The solver's decision by ``deadline``, or None when it proved too little in time."""
+        assert self.solver is not None
+        nodes = self.solver.nodes
+        weak = self.solver.best_move(board, deadline, weak=True)
+        if weak is None:
+            return None
+        move = weak if weak.exact else self.solver.best_move(board, deadline)
+        if move is None:
+            # Only the outcome is known.  A win or a draw is kept by the weak move; a proven
+            # loss is left to the search, which sets the opponent the hardest problems.
+            if weak.score < 0:
+                return None
+            move = weak
+        seconds = self.clock() - start
+        depth = discs_to_end(move.score, board.moves) if move.exact else 0
+        return Decision(move.column, move.score, depth, self.solver.nodes - nodes, seconds,
+                        (move.column,), "solver", move.exact)

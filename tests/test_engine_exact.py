@@ -1,0 +1,143 @@
+"""The engine's book and solver stages: proven-optimal moves, fallbacks and the budget."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from board import Board
+from engine import Engine
+from settings import AgentSettings, SolverSettings
+from solver import Solver
+from solver.book import BookError
+
+PONS = Path(__file__).resolve().parent / "data" / "pons"
+
+
+def settings(**changes: object) -> AgentSettings:
+    base: dict[str, object] = {"seconds_per_move": 2.0, "table_bits": 16, "min_depth": 3}
+    base.update(changes)
+    return AgentSettings(**base)  # type: ignore[arg-type]
+
+
+def pons(name: str, count: int, sign: int) -> list[tuple[str, int]]:
+    lines = [line.split() for line in (PONS / name).read_text().split("\n") if line.strip()]
+    chosen = [(m, int(s)) for m, s in lines if (int(s) > 0) - (int(s) < 0) == sign]
+    return chosen[:: max(1, len(chosen) // count)][:count]
+
+
+@pytest.fixture(scope="module")
+def oracle() -> Solver:
+    return Solver()
+
+
+@pytest.fixture(scope="module")
+def solving_engine() -> Engine:
+    return Engine(settings(use_book=False))
+
+
+def keeps(oracle: Solver, board: Board, col: int, score: int) -> bool:
+    """True if playing ``col`` leaves the opponent exactly ``-score``."""
+    if board.is_winning_move(col):
+        return score == (43 - board.moves) // 2
+    child = board.play(col)
+    if child.is_full():
+        return score == 0
+    solution = oracle.solve(child)
+    return solution is not None and solution.score == -score
+
+
+@pytest.mark.parametrize("sign", [1, 0, -1])
+def test_solver_decisions_keep_the_exact_score(solving_engine: Engine, oracle: Solver,
+                                               sign: int) -> None:
+    for moves, expected in pons("Test_L2_R1", 6, sign):
+        board = Board.from_moves(moves)
+        decision = solving_engine.choose(board)
+        assert decision.source == "solver" and decision.proven, moves
+        assert decision.score == expected
+        assert keeps(oracle, board, decision.column, expected), moves
+
+
+def test_the_engine_keeps_a_won_game_won_to_the_end(solving_engine: Engine) -> None:
+    rng = random.Random(5)
+    for moves, _ in pons("Test_L2_R1", 4, 1):
+        board = Board.from_moves(moves)
+        ours = board.moves % 2
+        while not board.is_over():
+            if board.moves % 2 == ours:
+                board = board.play(solving_engine.choose(board, 1.0).column)
+            else:
+                board = board.play(rng.choice(board.legal_moves()))
+        assert board.last_mover_won() and (board.moves - 1) % 2 == ours, moves
+
+
+def test_book_decides_the_opening() -> None:
+    engine = Engine(settings(use_solver=False))
+    engine.warm_up()
+    decision = engine.choose(Board())
+    assert decision.source == "book" and decision.proven
+    assert (decision.column, decision.score) == (3, 1)  # the centre, a win with the last disc
+    assert decision.depth == 41 and decision.nodes == 0
+
+
+def test_search_takes_over_when_nothing_is_proven_in_time() -> None:
+    engine = Engine(settings(use_book=False))
+    engine.warm_up()
+    decision = engine.choose(Board.from_moves("4"), 0.05)
+    assert decision.source == "search" and decision.depth >= 3
+
+
+def test_max_depth_asks_for_the_search_alone(solving_engine: Engine) -> None:
+    decision = solving_engine.choose(Board.from_moves("5554224333234511764415115"), max_depth=4)
+    assert decision.source == "search" and decision.depth == 4
+
+
+def test_an_outcome_proven_without_the_exact_score_keeps_the_win() -> None:
+    """Pons' "7265453" (+6): its outcome takes ~100 times fewer nodes than its exact score.
+    On a clock driven by the solver's work, the engine's solver share is 100,000 nodes: the
+    outcome is proven, the exact score is not, and the move keeps the win."""
+    board = Board.from_moves("7265453")
+    engine = Engine(settings(use_book=False),
+                    clock=lambda: engine.solver.nodes * 1e-7)  # type: ignore[union-attr]
+    decision = engine.choose(board, 0.02)
+    assert decision.source == "solver"
+    assert not decision.proven and decision.score == 1  # the win, its exact score unknown
+    oracle = Solver()
+    assert oracle.is_at_most(board.play(decision.column), -1)
+    solution = oracle.solve(board)
+    assert solution is not None and solution.score == 6
+
+
+def test_the_solver_stops_at_its_deadline_on_a_clock_driven_by_its_work() -> None:
+    """Virtual time runs at 10 million nodes a second of the solver's own work: a deadline
+    stops it within one slice, and slices are sized to at most half the time left."""
+    solver = Solver(clock=lambda: solver.nodes * 1e-7)
+    board = Board.from_moves("4")  # minutes of work
+    for budget in (0.001, 0.01, 0.1):
+        start = solver.clock()
+        assert solver.solve(board, deadline=start + budget) is None
+        assert budget <= solver.clock() - start <= budget * 1.5 + 0.002
+
+
+def test_choose_keeps_to_its_budget_on_an_injected_clock() -> None:
+    now = [0.0]
+
+    def clock() -> float:
+        now[0] += 0.0005  # every reading of the clock costs half a millisecond of "time"
+        return now[0]
+
+    engine = Engine(settings(use_book=False, min_depth=1), clock=clock)
+    for moves in ("4", "4453", "5554224333234511764415115"):
+        start = now[0]
+        decision = engine.choose(Board.from_moves(moves), 0.01)
+        assert now[0] - start <= 0.01 + 0.003, moves
+        assert Board.from_moves(moves).can_play(decision.column)
+
+
+def test_a_damaged_book_stops_the_engine_before_the_game(tmp_path: Path) -> None:
+    bad = tmp_path / "book.bin"
+    bad.write_bytes(b"C4BOOK01" + bytes(40))
+    with pytest.raises(BookError, match="book"):
+        Engine(settings(), solver=SolverSettings(book=str(bad)))
