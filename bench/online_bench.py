@@ -86,11 +86,12 @@ def main() -> int:
     parser.add_argument("--json", default=None, metavar="FILE")
     args = parser.parse_args()
 
-    agent = load_settings().agent
+    settings = load_settings()
+    agent = settings.agent
     if args.time is not None:
         agent = replace(agent, seconds_per_move=args.time)
     budget = move_budget(agent)
-    engine = Engine(agent)
+    engine = Engine(agent, solver=settings.solver)
     engine.warm_up()
     with tempfile.TemporaryDirectory() as folder, LocalCourseServer(
         seed=args.seed, first=args.first, bot_depth=args.bot_depth, time_limit=SERVER_MOVE_LIMIT,

@@ -176,7 +176,7 @@ def online_command(args: argparse.Namespace) -> int:
     budget = move_budget(settings.agent)
     print(f"server {server.name}  ids {masked_ids(settings.server.stil_ids)}"
           f"  {budget:g} s per move")
-    engine = Engine(settings.agent)
+    engine = Engine(settings.agent, solver=settings.solver)
     engine.warm_up()  # compile before the first game starts, not during its first move
     with closing(server), Records(records_path(settings, args.config)) as records:
         run = run_online(
@@ -268,7 +268,7 @@ def local_command(args: argparse.Namespace) -> int:
         agent = replace(settings.agent, seconds_per_move=seconds)
     except ConfigError as exc:
         raise UsageError(f"--time: {exc}") from None
-    engine = Engine(agent)
+    engine = Engine(agent, solver=settings.solver)
     engine.warm_up()
     with Records(records_path(settings, args.config)) as records:
         run_local(engine, opponent, first=args.first, games=args.games, seconds=seconds,

@@ -76,7 +76,11 @@ def move_budget(agent: AgentSettings) -> float:
 
 
 def format_score(decision: Decision) -> str:
-    """The engine's score, with a proven search result said in words (``win at disc 23``)."""
+    """The engine's score, with a proven result said in words (``win at disc 23``, ``draw``)."""
+    if decision.source in ("book", "solver"):
+        # Pons' scale: positive a win, 0 a draw; unproven: only the outcome is known.
+        kind = "win" if decision.score > 0 else "draw" if decision.score == 0 else "loss"
+        return f"{kind} ({decision.score:+d})" if decision.proven else f"{kind} kept"
     if decision.source == "search":
         from search import WIN, is_loss_score, is_win_score
 

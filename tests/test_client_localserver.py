@@ -160,6 +160,17 @@ def test_command_errors_are_one_clean_line(course_server, tmp_path, capsys):
     assert code == 2 and "--games must be at least 1" in err
 
 
+def test_local_command_with_the_configured_engine(tmp_path, capsys):
+    config = tmp_path / "config.toml"
+    config.write_text('[agent]\nseconds_per_move = 0.05\ntable_bits = 16\n'
+                      '[record]\npath = "games.sqlite3"\n')
+    code, out, err = run_agent(capsys, "local", "--config", str(config), "--first", "me")
+    assert code == 0, err
+    # The book and the solver of [solver] are in use: the first move comes from the book.
+    first_move = next(line for line in out.splitlines() if line.startswith("  1. we play"))
+    assert first_move.startswith("  1. we play 3 ") and first_move.endswith("(book)")
+
+
 def test_local_command_plays_in_the_course_environment(tmp_path, capsys):
     config = str(write_config(tmp_path))
     code, out, err = run_agent(capsys, "-l", "--config", config, "--games", "2", "--first", "them",
