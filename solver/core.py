@@ -153,6 +153,9 @@ def non_losing_moves(pos: int, mask: int) -> int:
 
 @njit(inline="always")
 def _order_into(pos: int, mask: int, candidates: int, stack: np.ndarray, ply: int) -> int:
+    if candidates & (candidates - 1) == 0:
+        stack[ply, 0] = candidates  # a single move (often a forced one): nothing to sort
+        return 1
     n = 0
     for i in range(bits.WIDTH):
         cell = candidates & _column_mask(bits.CENTER_ORDER[i])
