@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import functools
+import json
+import os
 import random
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -12,7 +16,8 @@ from board import Board, IllegalMove
 from solver import Solver, core, discs_to_end, outcome
 from tests.helpers import random_position
 
-PONS = Path(__file__).resolve().parent / "data" / "pons"
+ROOT = Path(__file__).resolve().parent.parent
+PONS = ROOT / "tests" / "data" / "pons"
 
 
 def pons_sample(name: str, count: int) -> list[tuple[str, int]]:
@@ -173,3 +178,31 @@ def test_discs_to_end_and_outcome() -> None:
     # "44455554221" has -15: the opponent (first player) wins with its 7th disc (13th).
     assert discs_to_end(-15, 11) == 2
     assert discs_to_end(0, 40) == 2
+
+
+def test_same_results_without_compilation(solver: Solver) -> None:
+    """NUMBA_DISABLE_JIT=1 runs the same solver as Python: same scores, nodes and moves."""
+    cases = [m for m, _ in pons_sample("Test_L3_R1", 6)]
+    code = (
+        "import json\n"
+        "from board import Board\n"
+        "from solver import Solver\n"
+        "s = Solver()\n"
+        "out = []\n"
+        f"for m in {cases!r}:\n"
+        "    s.table.clear()\n"
+        "    r = s.solve(Board.from_moves(m))\n"
+        "    out.append([r.score, r.nodes, s.best_move(Board.from_moves(m)).column])\n"
+        "print(json.dumps(out))\n"
+    )
+    env = dict(os.environ, NUMBA_DISABLE_JIT="1")
+    result = subprocess.run([sys.executable, "-c", code], env=env, cwd=ROOT,
+                            capture_output=True, text=True, timeout=300, check=True)
+    expected = []
+    for moves in cases:
+        solver.table.clear()
+        solution = solver.solve(Board.from_moves(moves))
+        move = solver.best_move(Board.from_moves(moves))
+        assert solution is not None and move is not None
+        expected.append([solution.score, solution.nodes, move.column])
+    assert json.loads(result.stdout) == expected
