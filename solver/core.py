@@ -37,8 +37,9 @@ from numba import njit
 from board import bits
 
 CELLS = bits.CELLS
-MIN_SCORE = -(CELLS // 2) + 3  # the worst score a search below the root can meet: -18
-MAX_SCORE = (CELLS + 1) // 2 - 3  # the best: 18
+# Every score lies in [MIN_SCORE, MAX_SCORE] = [-21, 21] (the empty board's bounds).
+MIN_SCORE = -(CELLS // 2)
+MAX_SCORE = (CELLS + 1) // 2
 
 # counters[] slots
 NODES = 0
@@ -48,10 +49,11 @@ LOW = 3  # the score is known to be >= counters[LOW] ...
 HIGH = 4  # ... and <= counters[HIGH]
 N_COUNTERS = 5
 
-# Table values: 0 = no entry; 1..37 an upper bound; 38..74 a lower bound (see _store_*).
-_UPPER_BIAS = 1 - MIN_SCORE  # upper bound u is stored as u + 19
-_LOWER_BIAS = MAX_SCORE - 2 * MIN_SCORE + 2  # lower bound l is stored as l + 56
-_FIRST_LOWER = MAX_SCORE - MIN_SCORE + 2  # 38: the smallest stored lower bound
+# Table values (7 bits): 0 = no entry; 1..43 an upper bound u stored as u + 22; 44..86 a
+# lower bound l stored as l + 65.  Every bound of every position fits, the root's included.
+_UPPER_BIAS = 1 - MIN_SCORE
+_FIRST_LOWER = MAX_SCORE - MIN_SCORE + 2
+_LOWER_BIAS = _FIRST_LOWER - MIN_SCORE
 # A table entry is one 32-bit word: the low 25 bits of the key, then 7 bits of value (see
 # solver.table), so that a probe touches one cache line.
 KEY_SHIFT = 7
