@@ -34,6 +34,7 @@ sys.path.insert(0, str(ROOT))
 from board import Board  # noqa: E402
 from search import TranspositionTable, iterative_deepening  # noqa: E402
 from search.iterative import deepest  # noqa: E402
+from tests import reference  # noqa: E402  (the naive grid rules the tests check against)
 
 SETS = {"Begin-Easy": "Test_L1_R1", "Middle-Easy": "Test_L2_R1", "Middle-Medium": "Test_L2_R2"}
 DATA = ROOT / "tests" / "data" / "pons"
@@ -60,38 +61,9 @@ def timed_search(
 
 # --- reference 1: the seed solutions' approach, alpha-beta over a copied NumPy grid -------------
 
-def _grid_windows() -> list[tuple[tuple[int, int], ...]]:
-    cells = []
-    for r in range(6):
-        for c in range(7):
-            for dr, dc in ((0, 1), (1, 0), (1, 1), (-1, 1)):
-                w = tuple((r + i * dr, c + i * dc) for i in range(4))
-                if all(0 <= a < 6 and 0 <= b < 7 for a, b in w):
-                    cells.append(w)
-    return cells
-
-
-GRID_WINDOWS = _grid_windows()
-
-
 def grid_score(grid: np.ndarray, player: int) -> int:
-    score = 0
-    for w in GRID_WINDOWS:
-        values = [int(grid[r, c]) for r, c in w]
-        own, opp, empty = values.count(player), values.count(-player), values.count(0)
-        if own == 4:
-            score += 5_000_001
-        elif own == 3 and empty == 1:
-            score += 5_000
-        elif own == 2 and empty == 2:
-            score += 500
-        elif opp == 4:
-            score -= 5_000_000
-        elif opp == 3 and empty == 1:
-            score -= 5_001
-        elif opp == 2 and empty == 2:
-            score -= 501
-    return score + int((grid[:, 3] == player).sum())
+    """``windows5000`` over the grid, cell by cell, as the seed solutions computed it."""
+    return reference.windows5000(grid, player)  # type: ignore[arg-type]
 
 
 def grid_alphabeta(
@@ -107,7 +79,7 @@ def grid_alphabeta(
         child = grid.copy()
         row = max(r for r in range(6) if child[r, col] == 0)
         child[row, col] = player
-        if any(all(child[r, c] == player for r, c in w) for w in GRID_WINDOWS):
+        if reference.has_four(child, player):  # type: ignore[arg-type]
             return 1e9
         value = -grid_alphabeta(child, -player, depth - 1, -beta, -alpha, counter)
         best = max(best, value)
