@@ -12,7 +12,8 @@ Beyond those plies (up to ``--max-ply``) a position enters the book only if it i
 fresh solver (cleared table, as the engine has at worst) cannot prove it and find its move in
 ``--easy`` seconds, it is solved without a limit, stored, and its subtree is explored further;
 an easy position is stored too (the answer is known) but its subtree is left to the engine's
-solver in play, which has more time than ``--easy``.
+solver in play, which has more time than ``--easy``.  A later run with a lower ``--easy`` or
+higher ``--first-full``/``--second-full`` explores further from the same work file.
 
 Every answer is appended to a work file (JSON lines) as soon as it is known, so an interrupted
 run resumes where it stopped: the traversal is replayed from the root, answers already in the
@@ -137,6 +138,11 @@ class Generator:
               f"({len(self.records)} positions)", flush=True)
         return record
 
+    def _easy(self, record: Record) -> bool:
+        """Easy by this run's threshold: a run with a lower ``--easy`` explores further below
+        positions an earlier run found easy."""
+        return record.easy and record.seconds <= self.easy_seconds
+
     def roots(self) -> Iterator[tuple[Board, str, int]]:
         yield Board(), "", self.first_full
         for col in range(bits.WIDTH):
@@ -154,7 +160,7 @@ class Generator:
                 record = self._record(board, moves)
                 if record is None:
                     return False
-                if (record.easy and board.moves > full) or board.moves + 2 > self.max_ply:
+                if (self._easy(record) and board.moves > full) or board.moves + 2 > self.max_ply:
                     continue
                 child = board.play(record.column)
                 if child.is_over():
