@@ -3,12 +3,13 @@
     python bench/solver_bench.py [--sets end,middle-easy,...] [--lines N] [--hard-lines N]
                                  [--keep-table] [--table-bits B] [--json FILE]
 
-For every position of each set (``tests/data/pons``; ``--lines N`` takes the first N of each),
-it solves the position exactly and checks the score against the set's.  It reports per set the
-mean time and the mean number of nodes (positions searched) per position, the node rate, and
-the ratio of our mean time to Pons' C++ solver's (the reference figures in COURSE.md, measured
-on this kind of machine, no opening book).  Begin-Hard takes 5.5 s a position in C++, so by
-default only its first ``--hard-lines`` (10) positions are measured: say so when quoting it.
+For every position of each set (``tests/data/pons``; ``--lines N`` takes N spread evenly over
+each, every k-th line), it solves the position exactly and checks the score against the set's.
+It reports per set the mean time and the mean number of nodes (positions searched) per
+position, the node rate, and the ratio of our mean time to Pons' C++ solver's (the reference
+figures in COURSE.md, measured on this kind of machine, no opening book).  Begin-Hard takes 5.5 s a position in C++, so by
+default only ``--hard-lines`` (10) of its positions, spread over the set, are measured: say so
+when quoting it.
 
 Protocol, as in Pons' benchmark: the table is emptied before each position (``--keep-table``
 keeps it: later positions then profit from earlier ones) and the time is that of the compiled
@@ -55,9 +56,13 @@ WARM = Board.from_moves("445566")  # a position won at once: exercises the call 
 
 
 def read_set(name: str, limit: int | None) -> list[tuple[str, int]]:
+    """The set's positions, or ``limit`` of them spread evenly over it (every k-th line)."""
     lines = (DATA / SETS[name][0]).read_text().split("\n")
     cases = [(m, int(s)) for m, s in (line.split() for line in lines if line.strip())]
-    return cases[:limit] if limit else cases
+    if limit and limit < len(cases):
+        step = len(cases) / limit
+        cases = [cases[int(i * step)] for i in range(limit)]
+    return cases
 
 
 def run_set(name: str, cases: list[tuple[str, int]], table: SolverTable,
@@ -112,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sets", default=",".join(SETS), metavar="A,B",
                         help=f"sets to run (default all: {', '.join(SETS)})")
     parser.add_argument("--lines", type=int, default=None, metavar="N",
-                        help="first N positions of each set (default all)")
+                        help="N positions of each set, spread evenly (default all)")
     parser.add_argument("--hard-lines", type=int, default=10, metavar="N",
                         help="positions of Begin-Hard (default 10; its mean is 5.5 s in C++)")
     parser.add_argument("--keep-table", action="store_true",
