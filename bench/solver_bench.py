@@ -7,9 +7,9 @@ For every position of each set (``tests/data/pons``; ``--lines N`` takes N sprea
 each, every k-th line), it solves the position exactly and checks the score against the set's.
 It reports per set the mean time and the mean number of nodes (positions searched) per
 position, the node rate, and the ratio of our mean time to Pons' C++ solver's (the reference
-figures in COURSE.md, measured on this kind of machine, no opening book).  Begin-Hard takes 5.5 s a position in C++, so by
-default only ``--hard-lines`` (10) of its positions, spread over the set, are measured: say so
-when quoting it.
+figures in COURSE.md, measured on this kind of machine, no opening book).  Begin-Hard takes
+5.5 s a position in C++, so by default only ``--hard-lines`` (10) of its positions, spread
+over the set, are measured: say so when quoting it.
 
 Protocol, as in Pons' benchmark: the table is emptied before each position (``--keep-table``
 keeps it: later positions then profit from earlier ones) and the time is that of the compiled
