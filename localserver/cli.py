@@ -1,20 +1,33 @@
 """``agent.py serve``: run the local emulation of the course server in the foreground.
 
 Settings come from ``[local_server]`` in ``config.toml``; each command-line flag overrides its
-key.  The listening socket is bound here, before uvicorn starts, so that a busy port or a bad
-host is reported as one clear error line rather than uvicorn's log and exit.
+key.  Both are checked by the same rules (``settings.local_server_problem``); an error names
+the key or the flag.  The database path of the config is relative to the config file's folder,
+``--db`` to the working directory.  The listening socket is bound here, before uvicorn
+starts, so that a busy port or a bad host is reported as one clear error line rather than
+uvicorn's log and exit.
 """
 
 from __future__ import annotations
 
 import argparse
 import ipaddress
-import math
 import sys
 from dataclasses import replace
 
 from localserver.service import ServiceConfigError
-from settings import LocalServerSettings, load_settings, mask_secret
+from settings import (
+    LocalServerSettings,
+    config_relative,
+    load_settings,
+    local_server_problem,
+    mask_secret,
+)
+
+MEMORY_DB = ":memory:"
+# The [local_server] keys a flag of ``agent.py serve`` overrides.
+FLAGS = {"host": "--host", "port": "--port", "db": "--db", "bot_depth": "--bot-depth",
+         "bot": "--bot", "first": "--first", "time_limit": "--time-limit"}
 
 
 class ServeError(ValueError):
@@ -31,19 +44,22 @@ def _is_loopback(host: str) -> bool:
 
 
 def serve_settings(args: argparse.Namespace) -> LocalServerSettings:
-    """``[local_server]`` from the config with the command line's flags applied, checked."""
+    """``[local_server]`` from the config with the command line's flags applied, checked.
+
+    The config's ``db`` is made relative to the config file's folder; ``--db`` is taken as
+    given (relative to the working directory).
+    """
     settings = load_settings(args.config).local_server
-    overrides = {
-        "host": args.host, "port": args.port, "db": args.db, "bot_depth": args.bot_depth,
-        "bot": args.bot, "first": args.first, "time_limit": args.time_limit,
-    }
-    settings = replace(settings, **{k: v for k, v in overrides.items() if v is not None})
-    if not 0 <= settings.port <= 65535:
-        raise ServeError(f"port must be 0-65535, not {settings.port}")
-    if not math.isfinite(settings.time_limit) or settings.time_limit < 0:
-        raise ServeError(f"--time-limit must be >= 0 seconds (0 = off), not {settings.time_limit}")
-    if not settings.host:
-        raise ServeError("host may not be empty")
+    if settings.db != MEMORY_DB:
+        settings = replace(settings, db=str(config_relative(settings.db, args.config)))
+    for key, flag in FLAGS.items():
+        value = getattr(args, key)
+        if value is None:
+            continue
+        problem = local_server_problem(key, value)
+        if problem is not None:
+            raise ServeError(f"{flag}: {problem}")
+        settings = replace(settings, **{key: value})
     return settings
 
 

@@ -9,11 +9,12 @@ appear in any output.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import tomllib
-import types
 import typing
+from collections.abc import Iterable
 from dataclasses import dataclass, field, fields, is_dataclass, replace
 from pathlib import Path
 from typing import Any, TypeVar
@@ -22,11 +23,15 @@ DEFAULT_CONFIG_PATH = Path(__file__).resolve().parent.parent / "config.toml"
 API_KEY_ENV = "EDAP01_API_KEY"
 STIL_IDS_ENV = "EDAP01_STIL_IDS"
 PLACEHOLDER_PREFIX = "your-"
-# The course server's rule for one student id; a group sends several.
-STIL_ID_PATTERN = re.compile(r"^[\w\d_-]*$")
+# The course server's rule for one student id (``^[\w\d_-]*$``); a group sends several.
+STIL_ID_PATTERN = re.compile(r"[\w\d_-]*")  # used with fullmatch: "$" would let a "\n" end it
 STIL_ID_MAX_LENGTH = 50
 # The course server's limit on the time to decide a move.
 SERVER_MOVE_LIMIT = 5.0
+# The local server's choices ([local_server]); checked by ``local_server_problem``.
+LOCAL_SERVER_BOTS = ("minimax", "random")
+LOCAL_SERVER_FIRST = ("student", "bot", "random")
+MAX_BOT_DEPTH = 12  # deeper searches take seconds per move in the worst positions
 
 
 class ConfigError(ValueError):
@@ -108,6 +113,42 @@ class LocalServerSettings:
     time_limit: float = 5.0
     full_board_win_is_draw: bool = True
 
+    def __post_init__(self) -> None:
+        for item in fields(self):
+            problem = local_server_problem(item.name, getattr(self, item.name))
+            if problem is not None:
+                raise ConfigError(f"local_server.{item.name}: {problem}")
+
+
+def local_server_problem(name: str, value: Any) -> str | None:
+    """What is wrong with ``value`` for the ``[local_server]`` key ``name``, or None if nothing.
+
+    The one place these rules live: the config file, ``agent.py serve``'s flags and
+    ``localserver.service.CourseService`` all check with it, each naming the key or flag.
+    """
+    if name in ("host", "db", "api_key"):
+        return None if isinstance(value, str) and value.strip() else "must not be empty"
+    if name == "full_board_win_is_draw":
+        return None if isinstance(value, bool) else f"must be true or false, not {value!r}"
+    if name == "bot":
+        return None if value in LOCAL_SERVER_BOTS else (
+            f"must be one of {', '.join(LOCAL_SERVER_BOTS)}, not {value!r}")
+    if name == "first":
+        return None if value in LOCAL_SERVER_FIRST else (
+            f"must be one of {', '.join(LOCAL_SERVER_FIRST)}, not {value!r}")
+    if name in ("port", "bot_depth"):
+        low, high = (0, 65535) if name == "port" else (1, MAX_BOT_DEPTH)
+        if isinstance(value, int) and not isinstance(value, bool) and low <= value <= high:
+            return None
+        return f"must be an integer {low}-{high}, not {value!r}"
+    if name == "time_limit":
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and (
+            math.isfinite(value) and value >= 0
+        ):
+            return None
+        return f"must be a number of seconds >= 0 (0 = no limit), not {value!r}"
+    raise KeyError(f"local_server has no key {name!r}")
+
 
 @dataclass(frozen=True)
 class SolverSettings:
@@ -154,8 +195,6 @@ def _convert(value: Any, kind: Any, where: str) -> Any:
         if not isinstance(value, list):
             raise ConfigError(f"{where}: expected a list, got {value!r}")
         return tuple(_convert(v, item_kind, f"{where}[{i}]") for i, v in enumerate(value))
-    if origin in (typing.Union, types.UnionType):
-        raise ConfigError(f"{where}: unsupported type {kind}")  # none of ours use unions
     raise ConfigError(f"{where}: unsupported type {kind}")
 
 
@@ -223,12 +262,37 @@ def check_server_url(url: str, where: str) -> str:
     """
     from urllib.parse import urlsplit
 
-    parts = urlsplit(url.strip())
-    if parts.scheme not in ("http", "https") or not parts.netloc:
+    try:
+        parts = urlsplit(url.strip())
+        port = parts.port  # parsed on first use: raises for a port out of range or not a number
+    except ValueError as exc:  # also a bracketed IPv6 address left open
+        raise ConfigError(f"{where}: {url!r} is not a valid URL: {exc}") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ConfigError(f"{where}: {url!r} is not an http:// or https:// URL with a host")
+    if port == 0:
+        raise ConfigError(f"{where}: {url!r} has port 0; a server listens on 1-65535")
     if parts.query or parts.fragment:
         raise ConfigError(f"{where}: {url!r} must not have a query or a fragment")
     return url.strip() if url.strip().endswith("/") else url.strip() + "/"
+
+
+def stil_id_problem(stil_id: object) -> str | None:
+    """What is wrong with one student id by the course server's rule, or None if nothing.
+
+    The one place the rule lives: the config, the environment override and the local server's
+    validation of requests all use it.  The answer never quotes the id (it is a secret).
+    We also refuse an empty id, which the server's pattern would let through.
+    """
+    if not isinstance(stil_id, str):
+        return f"an id must be a string, not {type(stil_id).__name__}"
+    if not stil_id:
+        return "an id must not be empty"
+    if len(stil_id) > STIL_ID_MAX_LENGTH:
+        return f"an id may not be longer than {STIL_ID_MAX_LENGTH} characters"
+    if not STIL_ID_PATTERN.fullmatch(stil_id):
+        bad = sorted({c for c in stil_id if not STIL_ID_PATTERN.fullmatch(c)})
+        return f"only letters, digits, '_' and '-' are allowed in an id, not {''.join(bad)!r}"
+    return None
 
 
 def check_stil_ids(ids: tuple[str, ...], where: str) -> None:
@@ -239,16 +303,10 @@ def check_stil_ids(ids: tuple[str, ...], where: str) -> None:
     if not ids:
         raise ConfigError(f"{where}: give at least one STIL id")
     for index, stil_id in enumerate(ids):
-        label = f"{where}[{index}] ({mask_secret(stil_id)})"
-        if not stil_id:
-            raise ConfigError(f"{where}[{index}]: an id must not be empty")
-        if len(stil_id) > STIL_ID_MAX_LENGTH:
-            raise ConfigError(f"{label}: longer than {STIL_ID_MAX_LENGTH} characters")
-        if not STIL_ID_PATTERN.match(stil_id):
-            bad = sorted({c for c in stil_id if not STIL_ID_PATTERN.match(c)})
-            raise ConfigError(
-                f"{label}: only letters, digits, '_' and '-' are allowed, not {''.join(bad)!r}"
-            )
+        problem = stil_id_problem(stil_id)
+        if problem is not None:
+            shown = f" ({mask_secret(stil_id)})" if stil_id else ""
+            raise ConfigError(f"{where}[{index}]{shown}: {problem}")
 
 
 def require_credentials(server: ServerSettings, source: str = "config.toml") -> None:
@@ -276,6 +334,36 @@ def mask_secret(secret: str) -> str:
     return f"{secret[:2]}{'*' * (len(secret) - 2)}"
 
 
+def redact(text: str, secrets: Iterable[str]) -> str:
+    """``text`` with every occurrence of each secret masked by ``mask_secret``.
+
+    For anything quoted from outside (a server's reply, an error body) before it is printed
+    or stored.  Longer secrets first, so an id that contains another is masked whole.  A
+    secret of one or two characters is masked only where it stands alone (not inside a
+    longer word), or every such letter of the message would be starred.
+    """
+    for secret in sorted({s for s in secrets if s}, key=len, reverse=True):
+        if len(secret) >= 3:
+            text = text.replace(secret, mask_secret(secret))
+        else:
+            alone = rf"(?<![\w-]){re.escape(secret)}(?![\w-])"
+            text = re.sub(alone, mask_secret(secret), text)
+    return text
+
+
+def config_relative(path: str, config: str | os.PathLike[str] | None) -> Path:
+    """A path from a config value: a relative one is relative to the config file's folder.
+
+    So the same file is used whatever folder a command runs from.  (Paths given on the
+    command line are relative to the working directory, as usual; they do not come here.)
+    """
+    resolved = Path(path).expanduser()
+    if resolved.is_absolute():
+        return resolved
+    folder = Path(config).resolve().parent if config is not None else DEFAULT_CONFIG_PATH.parent
+    return folder / resolved
+
+
 def is_placeholder(value: str) -> bool:
     """True for the placeholder values the repository ships in ``config.toml``."""
     return value.startswith(PLACEHOLDER_PREFIX)
@@ -283,8 +371,12 @@ def is_placeholder(value: str) -> bool:
 
 __all__ = [
     "API_KEY_ENV",
+    "LOCAL_SERVER_BOTS",
+    "LOCAL_SERVER_FIRST",
+    "MAX_BOT_DEPTH",
     "SERVER_MOVE_LIMIT",
     "STIL_IDS_ENV",
+    "STIL_ID_MAX_LENGTH",
     "AgentSettings",
     "ConfigError",
     "LocalServerSettings",
@@ -294,8 +386,12 @@ __all__ = [
     "SolverSettings",
     "check_server_url",
     "check_stil_ids",
+    "config_relative",
     "is_placeholder",
     "load_settings",
+    "local_server_problem",
     "mask_secret",
+    "redact",
     "require_credentials",
+    "stil_id_problem",
 ]

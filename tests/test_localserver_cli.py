@@ -16,6 +16,7 @@ import pytest
 import requests
 
 import agent
+from localserver.cli import serve_settings
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -28,10 +29,11 @@ def run_agent(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["--time-limit", "-1"], "--time-limit must be >= 0"),
-        (["--time-limit", "nan"], "--time-limit must be >= 0"),
-        (["--port", "70000"], "port must be 0-65535"),
-        (["--bot-depth", "0"], "bot depth must be 1-12"),
+        (["--time-limit", "-1"], "--time-limit: must be a number of seconds >= 0"),
+        (["--time-limit", "nan"], "--time-limit: must be a number of seconds >= 0"),
+        (["--port", "70000"], "--port: must be an integer 0-65535"),
+        (["--bot-depth", "0"], "--bot-depth: must be an integer 1-12"),
+        (["--host", ""], "--host: must not be empty"),
         (["--host", "no-such-host.invalid"], "cannot listen on no-such-host.invalid"),
     ],
 )
@@ -58,10 +60,28 @@ def test_a_bad_config_value_names_the_key(
     config = tmp_path / "config.toml"
     config.write_text('[local_server]\nbot = "alphazero"\n')
     code, err = run_agent(capsys, "serve", "--db", ":memory:", "--config", str(config))
-    assert code == 2 and "alphazero" in err and "bot" in err
+    assert code == 2 and err.startswith(f"error: {config}: local_server.bot: must be one of")
+    assert "alphazero" in err
     config.write_text('[local_server]\nbot_depth = "deep"\n')
     code, err = run_agent(capsys, "serve", "--db", ":memory:", "--config", str(config))
     assert code == 2 and "local_server.bot_depth" in err
+
+
+def test_the_configs_db_is_relative_to_the_config_file_and_db_to_the_cwd(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "conf"
+    folder.mkdir()
+    config = folder / "config.toml"
+    config.write_text('[local_server]\ndb = "data/server.sqlite3"\n')
+    monkeypatch.chdir(tmp_path)  # elsewhere than the config file
+    args = agent.build_parser().parse_args(["serve", "--config", str(config)])
+    assert Path(serve_settings(args).db) == folder / "data" / "server.sqlite3"
+    args = agent.build_parser().parse_args(["serve", "--config", str(config), "--db", "mine.db"])
+    assert serve_settings(args).db == "mine.db"
+    config.write_text('[local_server]\ndb = ":memory:"\n')
+    args = agent.build_parser().parse_args(["serve", "--config", str(config)])
+    assert serve_settings(args).db == ":memory:"
 
 
 def _lines(stream: IO[str]) -> queue.Queue[str]:

@@ -9,10 +9,15 @@ import pytest
 from settings import (
     DEFAULT_CONFIG_PATH,
     ConfigError,
+    LocalServerSettings,
     ServerSettings,
+    check_server_url,
+    config_relative,
     load_settings,
     mask_secret,
+    redact,
     require_credentials,
+    stil_id_problem,
 )
 
 
@@ -57,6 +62,16 @@ def test_values_are_typed_and_an_int_is_accepted_for_a_float(tmp_path):
         ("[agent]\nsafety_margin = 5\n", r"agent.safety_margin: must be at least 0 and less than 5"),
         ("[agent]\nseconds_per_move = -1\n", r"agent.seconds_per_move: must be a positive"),
         ('[record]\npath = ""\n', r"record.path: must not be empty"),
+        ('[server]\nurl = "http://127.0.0.1:99999/"\n', r"server.url: .* Port out of range"),
+        ('[server]\nurl = "http://[::1/"\n', r"server.url: .* not a valid URL"),
+        ('[local_server]\nbot = "alphazero"\n', r"local_server.bot: must be one of"),
+        ("[local_server]\nbot_depth = 0\n", r"local_server.bot_depth: must be an integer 1-12"),
+        ("[local_server]\nport = 70000\n", r"local_server.port: must be an integer 0-65535"),
+        ('[local_server]\nfirst = "me"\n', r"local_server.first: must be one of student"),
+        ("[local_server]\ntime_limit = -1\n", r"local_server.time_limit: must be a number"),
+        ("[local_server]\ntime_limit = nan\n", r"local_server.time_limit: must be a number"),
+        ('[local_server]\napi_key = ""\n', r"local_server.api_key: must not be empty"),
+        ('[local_server]\nhost = ""\n', r"local_server.host: must not be empty"),
         ("[server\n", r"not valid TOML"),
     ],
 )
@@ -103,3 +118,55 @@ def test_secrets_stay_out_of_the_repr_and_are_masked():
 
 def test_the_url_gets_a_trailing_slash():
     assert ServerSettings(url="http://127.0.0.1:8000/x").url == "http://127.0.0.1:8000/x/"
+
+
+@pytest.mark.parametrize(
+    ("url", "message"),
+    [
+        ("http://127.0.0.1:99999/", "Port out of range"),
+        ("http://127.0.0.1:abc/", "could not be cast to integer"),
+        ("http://127.0.0.1:0/", "port 0"),
+        ("http://[::1/", "Invalid IPv6 URL"),
+        ("http://:8000/", "with a host"),
+        ("ftp://host/", "not an http"),
+        ("http://host/?x=1", "query"),
+    ],
+)
+def test_a_bad_server_url_is_a_config_error(url, message):
+    # Not requests' InvalidURL later on, which the client could take for a lost reply.
+    with pytest.raises(ConfigError, match=message) as info:
+        check_server_url(url, "--server")
+    assert str(info.value).startswith("--server: ")
+    assert check_server_url("http://[::1]:8000", "--server") == "http://[::1]:8000/"
+
+
+def test_the_local_server_settings_are_checked_when_built():
+    assert LocalServerSettings(port=0, time_limit=0, bot="random").port == 0
+    with pytest.raises(ConfigError, match=r"local_server.bot_depth: must be an integer 1-12, not 13"):
+        LocalServerSettings(bot_depth=13)
+    with pytest.raises(ConfigError, match=r"local_server.time_limit: .* not inf"):
+        LocalServerSettings(time_limit=float("inf"))
+
+
+def test_an_id_is_checked_by_one_rule():
+    assert stil_id_problem("ab1234cd-s") is None and stil_id_problem("åsa_1") is None
+    assert "empty" in str(stil_id_problem(""))
+    assert "longer than 50" in str(stil_id_problem("x" * 51))
+    # A trailing newline would pass a pattern ending in "$" used with match().
+    assert "'\\n'" in str(stil_id_problem("ab\n"))
+    assert "string" in str(stil_id_problem(3))
+
+
+def test_redact_masks_every_secret_wherever_it_stands():
+    text = 'stil_id "ab-1234" and "ab-1234+cd-5678", key=course-key, short x in "x"'
+    masked = redact(text, ["ab-1234", "cd-5678", "course-key", "x"])
+    assert masked == 'stil_id "ab*****" and "ab*****+cd*****", key=co********, short * in "*"'
+    assert "ab-1234" not in masked and "course-key" not in masked
+    assert redact("nothing here", ["secret"]) == "nothing here"
+
+
+def test_config_paths_are_relative_to_the_config_file(tmp_path):
+    config = tmp_path / "sub" / "config.toml"
+    assert config_relative("db/x.sqlite3", config) == tmp_path / "sub" / "db" / "x.sqlite3"
+    assert config_relative(str(tmp_path / "abs"), config) == tmp_path / "abs"
+    assert config_relative("x", None) == DEFAULT_CONFIG_PATH.parent / "x"
