@@ -193,10 +193,21 @@ def build(work: Path, out: Path, summary: Path) -> dict[str, object]:
     for record in records.values():
         n = len(record.moves)
         plies[n] = plies.get(n, 0) + 1
+    params = read_params(work)
+    threshold = float(str(params.get("easy_seconds", "inf")))
+
+    def hard(r: Record) -> bool:
+        return not (r.easy and r.seconds <= threshold)
+
+    sides = {"first_player": [r for r in records.values() if len(r.moves) % 2 == 0],
+             "second_player": [r for r in records.values() if len(r.moves) % 2 == 1]}
     info: dict[str, object] = {
-        **read_params(work),
+        **params,
         "positions": len(book),
-        "hard_positions": sum(not r.easy for r in records.values()),
+        "hard_positions": sum(hard(r) for r in records.values()),
+        **{f"{side}_positions": len(rs) for side, rs in sides.items()},
+        **{f"{side}_deepest_hard_ply": max((len(r.moves) for r in rs if hard(r)), default=0)
+           for side, rs in sides.items()},
         "positions_by_ply": {str(k): plies[k] for k in sorted(plies)},
         "solver_seconds": round(sum(r.seconds for r in records.values()), 1),
         "solver_nodes": sum(r.nodes for r in records.values()),
