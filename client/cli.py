@@ -16,14 +16,24 @@ from pathlib import Path
 from typing import cast
 
 from arena.players import Player, PlayerSpecError, parse_player
-from client.game import Chooser, GameOutcome, OnlineGame, Output, move_budget, resume_problem
-from client.localgame import CourseEnv, LocalGameError, LocalOutcome, play_local_game
+from client.game import (
+    Chooser,
+    GameOutcome,
+    OnlineGame,
+    Output,
+    move_budget,
+    resume_problem,
+    slowest_move,
+    tally,
+)
+from client.localgame import CourseEnv, play_local_game
 from client.protocol import RESULT_NAMES, ClientError, CourseServer, ResumeUnsafe, Stats
 from client.records import ONLINE, RecordError, Records, masked_ids
 from settings import (
     DEFAULT_CONFIG_PATH,
     ConfigError,
     Settings,
+    config_relative,
     load_settings,
     require_credentials,
 )
@@ -33,11 +43,9 @@ class UsageError(ValueError):
     """A command-line value out of range."""
 
 
-USER_ERRORS = (ClientError, RecordError, PlayerSpecError, UsageError, LocalGameError)
-
-
-def _config_dir(config: str | None) -> Path:
-    return Path(config).resolve().parent if config else DEFAULT_CONFIG_PATH.parent
+# What the user can fix.  An engine or environment bug (EngineMoveError, LocalGameError) is
+# not among them: it ends with a traceback for its report.
+USER_ERRORS = (ClientError, RecordError, PlayerSpecError, UsageError)
 
 
 def records_path(settings: Settings, config: str | None) -> Path:
@@ -46,8 +54,7 @@ def records_path(settings: Settings, config: str | None) -> Path:
     So the same file is found whatever folder the command runs from, which the resume of a
     running game depends on.
     """
-    path = Path(settings.record.path).expanduser()
-    return path if path.is_absolute() else _config_dir(config) / path
+    return config_relative(settings.record.path, config)
 
 
 def _config_name(config: str | None) -> str:
@@ -65,12 +72,6 @@ class OnlineRun:
     streak: int | None
     stopped_by_loss: bool
 
-    def counts(self) -> tuple[int, int, int]:
-        results = [o.result for o in self.outcomes]
-        wins = sum(1 for r in results if r > 0.5)
-        draws = sum(1 for r in results if r == 0.5)
-        return wins, draws, len(results) - wins - draws
-
 
 def run_online(
     server: CourseServer,
@@ -87,8 +88,26 @@ def run_online(
     """Play ``games`` games (or until the server's streak reaches ``until_streak``).
 
     Stops at the first lost game.  An unfinished game in the record is resumed first if that
-    is safe; if not, ``ResumeUnsafe`` is raised unless ``new_game`` says to give it up.
+    is safe; if not, ``ResumeUnsafe`` is raised unless ``new_game`` says to give it up.  The
+    record's lock is held throughout (``RecordBusy`` if another run holds it).
     """
+    with records.exclusive():
+        return _run_online(server, engine, records, stil_ids, budget=budget, games=games,
+                           until_streak=until_streak, new_game=new_game, out=out)
+
+
+def _run_online(
+    server: CourseServer,
+    engine: Chooser,
+    records: Records,
+    stil_ids: Sequence[str],
+    *,
+    budget: float,
+    games: int | None,
+    until_streak: int | None,
+    new_game: bool,
+    out: Output,
+) -> OnlineRun:
     run = OnlineRun([], None, False)
     if until_streak is not None:
         stats = server.stats()
@@ -145,12 +164,11 @@ def run_online(
 
 
 def _summary(run: OnlineRun, server: CourseServer, out: Output) -> None:
-    wins, draws, losses = run.counts()
+    wins, draws, losses = tally(run.outcomes)
     out(f"summary: {len(run.outcomes)} games: {wins} won, {draws} drawn, {losses} lost")
-    slow = [(o, o.slowest) for o in run.outcomes if o.slowest is not None]
-    if slow:
-        game, move = max(slow, key=lambda pair: pair[1].seconds if pair[1] else 0.0)
-        assert move is not None
+    slowest = slowest_move(run.outcomes)
+    if slowest is not None:
+        game, move = slowest
         out(f"slowest move: {move.seconds:.3f} s (game #{game.game_id}, disc {move.ply},"
             f" depth {move.depth})")
     try:
@@ -224,7 +242,7 @@ def run_local(
     records: Records | None,
     rng: random.Random | None = None,
     out: Output = print,
-) -> list[LocalOutcome]:
+) -> list[GameOutcome]:
     """``games`` games against ``opponent`` in ``gym.make("ConnectFour-v0")``.
 
     ``first`` is ``me``, ``them`` or ``random`` (drawn for each game).
@@ -242,14 +260,13 @@ def run_local(
                                   records=records, out=out)
         out(f"result: {RESULT_NAMES[outcome.result]} after {len(outcome.columns)} discs")
         outcomes.append(outcome)
-    wins = sum(1 for o in outcomes if o.result == 1)
-    draws = sum(1 for o in outcomes if o.result == 0.5)
+    wins, draws, losses = tally(outcomes)
     out(f"summary: {games} games against {opponent.name}: {wins} won, {draws} drawn,"
-        f" {games - wins - draws} lost")
-    slow = [m for m in (o.slowest for o in outcomes) if m is not None]
-    if slow:
-        worst = max(slow, key=lambda m: m.seconds)
-        out(f"slowest move: {worst.seconds:.3f} s (depth {worst.depth})")
+        f" {losses} lost")
+    slowest = slowest_move(outcomes)
+    if slowest is not None:
+        _, move = slowest
+        out(f"slowest move: {move.seconds:.3f} s (depth {move.depth})")
     return outcomes
 
 

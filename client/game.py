@@ -13,14 +13,20 @@ are measured the same way: from the reply received to the move about to be sent.
 
 Resuming: when the client was stopped during a game, the record (``client.records``) knows
 the last board the server sent and whether any move of ours is in doubt.  A game is resumed
-only when that is *safe*, see ``resume_problem``.
+only when that is *safe*, see ``resume_problem``.  The server's clock has been running since
+its last reply: a resumed move gets only what is left of the budget, and a warning says when
+the move will most likely be ruled late.
+
+Each step is recorded before anything about it is printed, so a failure while printing (a
+closed pipe, Ctrl-C) never leaves a move marked in doubt that the server had answered.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Protocol
 
 from board import Board, InvalidMoveString
@@ -30,7 +36,7 @@ from client.protocol import (
     LOSS,
     NO_MOVE,
     RESULT_NAMES,
-    RUNNING,
+    RESULT_RUNNING,
     WIN,
     ClientError,
     CourseServer,
@@ -42,9 +48,17 @@ from client.protocol import (
     RequestRejected,
     ServerUnreachable,
     WrongApiKey,
+    as_grid,
+    last_move_result,
 )
-from client.records import ONLINE, STARTING, STOPPED, GameRecord, Records
-from client.records import RUNNING as RECORD_RUNNING
+from client.records import (
+    ONLINE,
+    STATUS_RUNNING,
+    STATUS_STARTING,
+    STATUS_STOPPED,
+    GameRecord,
+    Records,
+)
 from settings import SERVER_MOVE_LIMIT, AgentSettings
 
 if TYPE_CHECKING:
@@ -57,6 +71,10 @@ MIN_THINK_SECONDS = 0.01
 
 Clock = Callable[[], float]
 Output = Callable[[str], None]
+
+
+class EngineMoveError(RuntimeError):
+    """The engine chose a column that cannot be played: a bug in the engine, never sent."""
 
 
 class Chooser(Protocol):
@@ -127,13 +145,12 @@ class Mirror:
 
     def grid(self) -> Grid:
         """The board as the server shows it: 1 for our discs, -1 for the bot's."""
-        arr = self.board.to_grid(1 if self.our_turn else -1)
-        return tuple(tuple(int(v) for v in row) for row in arr)
+        return as_grid(self.board.to_grid(1 if self.our_turn else -1))
 
     @classmethod
     def start(cls, reply: MoveReply) -> Mirror:
         """The mirror of a new game from the server's reply to -1; raises ``Desync``."""
-        if reply.result != RUNNING:
+        if reply.result != RESULT_RUNNING:
             raise Desync(f"the reply to a new game says it is already over (result {reply.result:g})")
         if reply.botmove == NO_MOVE:
             mirror = cls(Board(), we_started=True)
@@ -168,7 +185,7 @@ class Mirror:
             if not board.can_play(reply.botmove):
                 raise Desync(f"the bot played {reply.botmove}, a full column in our mirror")
             board = board.play(reply.botmove)
-        elif reply.result == RUNNING:
+        elif reply.result == RESULT_RUNNING:
             raise Desync(f"the bot did not answer our move {column} but the game goes on")
         self.board = board
         if reply.state is not None and reply.state != self.grid():
@@ -176,7 +193,7 @@ class Mirror:
                 f"after our move {column} and the bot's {reply.botmove}, "
                 + _describe_difference(reply.state, self.grid())
             )
-        if reply.result == RUNNING:
+        if reply.result == RESULT_RUNNING:
             if board.is_over():
                 raise Desync("the game is over by our rules but the server says it goes on")
             return None
@@ -187,12 +204,10 @@ class Mirror:
         return None
 
     def expected_result(self) -> float:
-        """The result our rules give the finished mirror (the course's full-board quirk included)."""
-        if self.board.is_full():
-            return DRAW  # checked before the win, as the course environment does
-        if self.board.last_mover_won():
-            return LOSS if self.our_turn else WIN
-        return RUNNING
+        """The result our rules give the mirror, for us (the course's full-board quirk included)."""
+        result = last_move_result(self.board)
+        # It is the last mover's: ours unless it is our turn now.
+        return LOSS if result == WIN and self.our_turn else result
 
 
 # --- resuming --------------------------------------------------------------------------------
@@ -208,12 +223,12 @@ def resume_problem(record: GameRecord) -> str | None:
     not that one any more, the reply shows it and the client stops (``Desync``).
     """
     name = f"game #{record.id} (started {record.started_at})"
-    if record.status == STARTING:
+    if record.status == STATUS_STARTING:
         return (f"the start of {name} was sent but no reply was recorded: the server may have"
                 " started a game we know nothing of")
-    if record.status == STOPPED:
+    if record.status == STATUS_STOPPED:
         return f"{name} was stopped in an unknown state: {record.note}"
-    if record.status != RECORD_RUNNING:
+    if record.status != STATUS_RUNNING:
         return f"{name} is {record.status}"
     pending = record.pending
     if pending is not None:
@@ -255,17 +270,29 @@ class MoveStat:
 
 @dataclass(frozen=True, slots=True)
 class GameOutcome:
-    game_id: int
+    """A finished game, online or local (``game_id`` is None for a local game not recorded)."""
+
+    game_id: int | None
     result: float
     we_started: bool
     columns: tuple[int, ...]
     our_moves: tuple[MoveStat, ...]
-    resumed: bool
-    note: str | None
+    resumed: bool = False
+    note: str | None = None
 
-    @property
-    def slowest(self) -> MoveStat | None:
-        return max(self.our_moves, key=lambda m: m.seconds, default=None)
+
+def tally(outcomes: Iterable[GameOutcome]) -> tuple[int, int, int]:
+    """Won, drawn and lost games (an illegal move is a loss)."""
+    results = [o.result for o in outcomes]
+    wins = sum(1 for r in results if r == WIN)
+    draws = sum(1 for r in results if r == DRAW)
+    return wins, draws, len(results) - wins - draws
+
+
+def slowest_move(outcomes: Iterable[GameOutcome]) -> tuple[GameOutcome, MoveStat] | None:
+    """Our slowest move over ``outcomes`` and its game, or None if we made no move."""
+    moves = [(o, m) for o in outcomes for m in o.our_moves]
+    return max(moves, key=lambda pair: pair[1].seconds, default=None)
 
 
 class OnlineGame:
@@ -324,10 +351,19 @@ class OnlineGame:
         assert problem is None, problem
         self.engine.new_game()
         mirror = Mirror.from_record(record)
+        since = max(0.0, (datetime.now(UTC) - record.last_reply_at).total_seconds())
         self.out(f"resuming game #{record.id} from the record: {mirror.board.moves} discs played,"
-                 " our turn")
+                 f" our turn; the server's last reply came {since:.1f} s ago")
+        if since < SERVER_MOVE_LIMIT:
+            received = self.clock() - since  # the server's clock ran meanwhile: use what is left
+        else:
+            # Late whatever we do now, so think as usual: the server may still accept it.
+            received = self.clock()
+            self.out(f"warning: that is more than the {SERVER_MOVE_LIMIT:g} s the server allows"
+                     " per move: it will most likely rule our move late and count the game as"
+                     " lost (no worse than giving it up with -1)")
         self.out(render_grid(mirror.grid()))
-        return self._play(record.id, mirror, self.clock(), resumed=True)
+        return self._play(record.id, mirror, received, resumed=True)
 
     def _play(self, game_id: int, mirror: Mirror, received: float, *, resumed: bool) -> GameOutcome:
         while True:
@@ -335,6 +371,13 @@ class OnlineGame:
             decision = self.engine.choose(mirror.board, max(left, MIN_THINK_SECONDS))
             column = decision.column
             ply = mirror.board.moves + 1
+            if not mirror.board.can_play(column):
+                # Sending it would lose the game with -10; stopping leaves it running, resumable.
+                raise EngineMoveError(
+                    f"internal error: the engine chose column {column}, which cannot be played"
+                    f" at disc {ply} of game #{game_id} ({decision.source}); nothing was sent,"
+                    " the game is still running on the server"
+                )
             self.records.sent(game_id, ply, column, decision, self.clock() - received)
             took = self.clock() - received
             try:
@@ -357,21 +400,22 @@ class OnlineGame:
                     self.records.stop(game_id, f"our move {ply} (column {column}) was refused: {exc}")
                 raise
             received = self.clock()
-            self.moves.append(MoveStat(ply, column, decision.depth, decision.score, decision.nodes,
-                                       took, decision.source, decision.seconds))
-            self.out(format_move(ply, column, decision, took))
             try:
                 note = mirror.apply(column, reply)
             except Desync as exc:
                 self.records.stop(game_id, f"desync: {exc}")
+                self.out(format_move(ply, column, decision, took))
                 if reply.state is not None:
                     self.out("the server's board:\n" + render_grid(reply.state))
                 raise
             bot = None if reply.botmove == NO_MOVE else reply.botmove
-            if bot is not None:
-                self.out(f"{ply + 1:3d}. bot plays {bot}")
             state = reply.state if reply.state is not None else mirror.grid()
             self.records.replied(game_id, ply, took, bot, state, reply.result)
+            self.moves.append(MoveStat(ply, column, decision.depth, decision.score, decision.nodes,
+                                       took, decision.source, decision.seconds))
+            self.out(format_move(ply, column, decision, took))
+            if bot is not None:
+                self.out(f"{ply + 1:3d}. bot plays {bot}")
             self.out(render_grid(state) + ("" if reply.state is not None
                                            else "\n(the server sent no board: this is our mirror's)"))
             if reply.finished:
@@ -401,6 +445,7 @@ __all__ = [
     "DRAW",
     "LOSS",
     "WIN",
+    "EngineMoveError",
     "GameOutcome",
     "Mirror",
     "MoveStat",
@@ -408,4 +453,6 @@ __all__ = [
     "move_budget",
     "render_grid",
     "resume_problem",
+    "slowest_move",
+    "tally",
 ]

@@ -9,7 +9,14 @@ connect timeout, TLS handshake failed) is sent again, up to ``retries`` times: t
 not seen it, so sending it again cannot play a move twice.  Anything that may have reached the
 server (a read timeout, a connection dropped while waiting for the reply) is never re-sent: the
 error says so (``ConnectionLost``), and the caller decides.  This module never sends -1 on its
-own; only ``start_game`` does, when the caller asks for it.
+own; only ``start_game`` does, when the caller asks for it.  A URL that requests cannot use
+(a bad host name) is reported at once as never sent.
+
+The server allows 5 s per move from its reply to our next one, so for a move (not for -1 or
+stats) the connect timeout and the retries are cut to what is left of that window, counted
+from the last reply to a move this client received: a retry that could only arrive late is
+not made.  The read timeout is not cut: once the move is sent, waiting for its reply longer
+cannot make it late, and giving up would leave it in doubt.
 """
 
 from __future__ import annotations
@@ -25,23 +32,30 @@ from urllib3.exceptions import SSLError as Urllib3SSLError
 from client.protocol import (
     NEW_GAME,
     ConnectionLost,
+    CourseServerBase,
     MalformedReply,
-    MoveReply,
     RequestRejected,
     ServerFailed,
     ServerUnreachable,
-    Stats,
-    parse_move_reply,
-    parse_stats,
 )
-from settings import ServerSettings, check_server_url, mask_secret
+from settings import SERVER_MOVE_LIMIT, ServerSettings, check_server_url, redact
 
 RETRY_PAUSE = 0.2  # seconds before the first retry; doubled for each further one
+# The least connect timeout of a move's request, even at the end of its window: it is sent
+# anyway (the server may forgive a late move), and less would fail on any real network.
+MIN_CONNECT_TIMEOUT = 0.5
+# Errors requests raises while preparing a request, before anything is sent.
+UNSENDABLE = (
+    requests.exceptions.InvalidURL,
+    requests.exceptions.InvalidSchema,
+    requests.exceptions.MissingSchema,
+    requests.exceptions.InvalidHeader,
+)
 
 
 def never_reached_server(exc: requests.RequestException) -> bool:
     """True if ``exc`` happened before any byte of the request could reach the server."""
-    if isinstance(exc, requests.ConnectTimeout):
+    if isinstance(exc, (requests.ConnectTimeout, *UNSENDABLE)):
         return True
     if not isinstance(exc, requests.ConnectionError):
         return False
@@ -51,8 +65,11 @@ def never_reached_server(exc: requests.RequestException) -> bool:
     return isinstance(reason, (NewConnectionError, ConnectTimeoutError, Urllib3SSLError))
 
 
-class HttpCourseServer:
-    """``CourseServer`` over HTTP for the ids and key in ``settings``."""
+class HttpCourseServer(CourseServerBase):
+    """``CourseServer`` over HTTP for the ids and key in ``settings``.
+
+    ``sleep`` and ``clock`` (monotonic seconds) are injectable for tests.
+    """
 
     def __init__(
         self,
@@ -61,11 +78,17 @@ class HttpCourseServer:
         url: str | None = None,
         session: requests.Session | None = None,
         sleep: Callable[[float], None] = time.sleep,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
+        super().__init__(settings.stil_ids, settings.api_key)
         self.settings = settings
         self.base_url = check_server_url(url, "--server") if url is not None else settings.url
         self.session = session or requests.Session()
         self.sleep = sleep
+        self.clock = clock
+        # When the last reply to a move or to -1 arrived: the server's 5 s for our next move
+        # run from about then.  None until the first reply (a resumed game: unknown).
+        self._last_move_reply: float | None = None
 
     @property
     def name(self) -> str:
@@ -74,84 +97,95 @@ class HttpCourseServer:
     def close(self) -> None:
         self.session.close()
 
-    def start_game(self) -> MoveReply:
-        return parse_move_reply(self._post("move", move=NEW_GAME))
+    def _send_move(self, move: int) -> Any:
+        window_end = None
+        if move != NEW_GAME and self._last_move_reply is not None:
+            window_end = self._last_move_reply + SERVER_MOVE_LIMIT
+        return self._post("move", move=move, window_end=window_end)
 
-    def play(self, column: int) -> MoveReply:
-        if not 0 <= column <= 6:
-            # Our own bug if it happens: never let the server turn it into a lost game.
-            raise ValueError(f"column {column} is not 0-6")
-        return parse_move_reply(self._post("move", move=column))
+    def _send_stats(self) -> Any:
+        return self._post("stats")
 
-    def stats(self) -> Stats:
-        return parse_stats(self._post("stats"))
-
-    def _post(self, endpoint: str, *, move: int | None = None) -> Any:
+    def _post(self, endpoint: str, *, move: int | None = None, window_end: float | None = None) -> Any:
         """POST the protocol's form to ``endpoint`` and return the decoded JSON body.
 
-        Raises ``ServerUnreachable`` (after the retries), ``ConnectionLost``,
-        ``RequestRejected`` (4xx), ``ServerFailed`` (5xx) or ``MalformedReply`` (not JSON).
+        Raises ``ServerUnreachable`` (after the retries, or at the end of a move's window
+        ``window_end``), ``ConnectionLost``, ``RequestRejected`` (4xx), ``ServerFailed`` (5xx)
+        or ``MalformedReply`` (not JSON).
         """
         url = self.base_url + endpoint
-        form: dict[str, Any] = {"stil_id": list(self.settings.stil_ids), "api_key": self.settings.api_key}
+        form: dict[str, Any] = {"stil_id": list(self.stil_ids), "api_key": self.api_key}
         if move is not None:
             form["move"] = move
-        timeout = (self.settings.connect_timeout, self.settings.read_timeout)
         attempt = 0
         while True:
+            connect_timeout = self.settings.connect_timeout
+            if window_end is not None:
+                left = window_end - self.clock()
+                connect_timeout = max(MIN_CONNECT_TIMEOUT, min(connect_timeout, left))
             try:
                 # Redirects are not followed: requests would turn the POST into a GET and the
                 # move would be lost; the error names the new address instead.
-                response = self.session.post(url, data=form, timeout=timeout, allow_redirects=False)
+                response = self.session.post(
+                    url, data=form, timeout=(connect_timeout, self.settings.read_timeout),
+                    allow_redirects=False,
+                )
                 break
-            except requests.RequestException as exc:
-                if never_reached_server(exc):
-                    if attempt < self.settings.retries:
-                        self.sleep(RETRY_PAUSE * 2**attempt)
-                        attempt += 1
-                        continue
-                    tries = f" ({attempt + 1} tries)" if attempt else ""
-                    raise ServerUnreachable(
-                        f"cannot reach the server at {url}{tries}: {_reason(exc)}"
-                    ) from exc
-                what = f"move {move}" if move is not None else endpoint
-                raise ConnectionLost(
-                    f"no reply from {url} to {what}: {_reason(exc)}; the server may or may not"
-                    " have received it"
+            except UNSENDABLE as exc:
+                raise ServerUnreachable(
+                    f"cannot send a request to {url}: {_reason(exc)}; nothing was sent"
                 ) from exc
+            except requests.RequestException as exc:
+                if not never_reached_server(exc):
+                    what = f"move {move}" if move is not None else endpoint
+                    raise ConnectionLost(
+                        f"no reply from {url} to {what}: {_reason(exc)}; the server may or may"
+                        " not have received it"
+                    ) from exc
+                pause = RETRY_PAUSE * 2**attempt
+                in_window = window_end is None or (
+                    self.clock() + pause + MIN_CONNECT_TIMEOUT <= window_end)
+                if attempt < self.settings.retries and in_window:
+                    self.sleep(pause)
+                    attempt += 1
+                    continue
+                notes = [f"{attempt + 1} tries"] if attempt else []
+                if attempt < self.settings.retries:  # stopped by the window, not the count
+                    notes.append(f"no retry could arrive within the server's"
+                                 f" {SERVER_MOVE_LIMIT:g} s per move")
+                said = f" ({'; '.join(notes)})" if notes else ""
+                raise ServerUnreachable(
+                    f"cannot reach the server at {url}{said}: {_reason(exc)}") from exc
+        if endpoint == "move":
+            self._last_move_reply = self.clock()
         return self._decode(response, url)
 
     def _decode(self, response: requests.Response, url: str) -> Any:
+        """The JSON body of a 200 reply; any other reply raises the matching error.
+
+        What is quoted from the reply (a 422 echoes the offending fields) is redacted.
+        """
         code = response.status_code
-        excerpt = self._redact(response.text[:300].strip())
+        excerpt = redact(response.text[:300].strip(), self.secrets)
         if 300 <= code < 400:
-            target = response.headers.get("Location", "?")
+            target = redact(response.headers.get("Location", "?"), self.secrets)
             raise RequestRejected(
                 f"the server at {url} redirects (HTTP {code}) to {target}: set server.url to"
                 " the new address", code,
             )
-        return _body(code, excerpt, response, url)
-
-    def _redact(self, text: str) -> str:
-        """``text`` with our key and ids masked (a 422 reply echoes the offending field)."""
-        for secret in (self.settings.api_key, *self.settings.stil_ids):
-            if len(secret) >= 3:  # shorter ones would garble the message, and say little
-                text = text.replace(secret, mask_secret(secret))
-        return text
-
-
-def _body(code: int, excerpt: str, response: requests.Response, url: str) -> Any:
-    if 400 <= code < 500:
-        hint = " (is server.url right?)" if code in (404, 405) else ""
-        raise RequestRejected(f"the server rejected the request to {url}: HTTP {code}{hint}: {excerpt}", code)
-    if code >= 500:
-        raise ServerFailed(f"the server failed on the request to {url}: HTTP {code}: {excerpt}", code)
-    if code != 200:
-        raise MalformedReply(f"unexpected HTTP {code} from {url}: {excerpt}")
-    try:
-        return response.json()
-    except ValueError as exc:  # requests' JSONDecodeError is a ValueError
-        raise MalformedReply(f"the reply from {url} is not JSON: {excerpt!r}") from exc
+        if 400 <= code < 500:
+            hint = " (is server.url right?)" if code in (404, 405) else ""
+            raise RequestRejected(
+                f"the server rejected the request to {url}: HTTP {code}{hint}: {excerpt}", code)
+        if code >= 500:
+            raise ServerFailed(f"the server failed on the request to {url}: HTTP {code}: {excerpt}",
+                               code)
+        if code != 200:
+            raise MalformedReply(f"unexpected HTTP {code} from {url}: {excerpt}")
+        try:
+            return response.json()
+        except ValueError as exc:  # requests' JSONDecodeError is a ValueError
+            raise MalformedReply(f"the reply from {url} is not JSON: {excerpt!r}") from exc
 
 
 def _reason(exc: requests.RequestException) -> str:

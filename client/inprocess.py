@@ -1,22 +1,23 @@
 """``CourseServer`` in the same process: calls ``localserver.service.CourseService`` directly.
 
 The same replies as over HTTP (the service returns the JSON bodies the app sends), parsed by
-the same functions, without a socket: for quick tests, benchmarks and tools.  The service's
-``RequestError`` (what the app turns into HTTP 422) becomes ``RequestRejected``.
+the same code (``CourseServerBase``), without a socket: for quick tests, benchmarks and tools.
+The service's ``RequestError`` (what the app turns into HTTP 422) becomes ``RequestRejected``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
-from client.protocol import NEW_GAME, MoveReply, RequestRejected, Stats, parse_move_reply, parse_stats
+from client.protocol import CourseServerBase, RequestRejected
+from settings import redact
 
 if TYPE_CHECKING:
     from localserver.service import CourseService
 
 
-class InProcessCourseServer:
+class InProcessCourseServer(CourseServerBase):
     """A ``CourseService`` seen through the client's protocol, for one player."""
 
     def __init__(
@@ -27,30 +28,26 @@ class InProcessCourseServer:
         *,
         name: str = "in-process",
     ) -> None:
+        super().__init__(stil_ids, api_key)
         self.service = service
-        self.stil_ids = list(stil_ids)
-        self.api_key = api_key
         self._name = name
 
     @property
     def name(self) -> str:
         return self._name
 
-    def start_game(self) -> MoveReply:
-        return parse_move_reply(self._move(NEW_GAME))
+    def _send_move(self, move: int) -> Any:
+        return self._call(lambda: self.service.move(list(self.stil_ids), move, self.api_key))
 
-    def play(self, column: int) -> MoveReply:
-        if not 0 <= column <= 6:
-            raise ValueError(f"column {column} is not 0-6")
-        return parse_move_reply(self._move(column))
+    def _send_stats(self) -> Any:
+        return self._call(lambda: self.service.stats(list(self.stil_ids), self.api_key))
 
-    def stats(self) -> Stats:
-        return parse_stats(self.service.stats(self.stil_ids, self.api_key))
-
-    def _move(self, move: int) -> object:
+    def _call(self, request: Callable[[], Any]) -> Any:
         from localserver.service import RequestError
 
         try:
-            return self.service.move(self.stil_ids, move, self.api_key)
+            return request()
         except RequestError as exc:
-            raise RequestRejected(f"the server rejected the request: {exc}", 422) from exc
+            raise RequestRejected(
+                f"the server rejected the request: {redact(str(exc), self.secrets)}", 422
+            ) from exc

@@ -5,22 +5,26 @@ moves the skeleton's way: ``change_player(); step(column); change_player()``.  T
 environment decides the game (with its full-board quirk) and gives the rewards; a ``Board``
 mirror feeds the engine and the opponent and is checked against the environment after every
 move, so a disagreement between the two models stops the game with ``LocalGameError``.
+
+The record gets the game as it goes (who starts, then every move); a game cut short (Ctrl-C,
+an error) is marked abandoned or stopped rather than left looking as if it were still running.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, Protocol
 
 import numpy as np
 
 from arena.players import Player
 from board import Board
-from client.game import Chooser, MoveStat, Output, format_move, render_grid
-from client.protocol import DRAW, LOSS, WIN
+from client.game import Chooser, GameOutcome, MoveStat, Output, format_move, render_grid
+from client.protocol import DRAW, LOSS, WIN, as_grid
 from client.records import LOCAL, THEM, US, Records
+
+ENV_NAME = "gym_connect_four"
 
 
 class CourseEnv(Protocol):
@@ -40,25 +44,11 @@ class LocalGameError(RuntimeError):
     """The environment and our board model disagree: a bug in one of them, never a user error."""
 
 
-@dataclass(frozen=True, slots=True)
-class LocalOutcome:
-    game_id: int | None
-    result: float
-    we_started: bool
-    columns: tuple[int, ...]
-    our_moves: tuple[MoveStat, ...]
-
-    @property
-    def slowest(self) -> MoveStat | None:
-        return max(self.our_moves, key=lambda m: m.seconds, default=None)
-
-
 def _check(env: CourseEnv, board: Board, our_turn: bool) -> None:
     expected = board.to_grid(1 if our_turn else -1)
     if not np.array_equal(env.board, expected):
         raise LocalGameError(
-            "the environment's board differs from our board model:\n"
-            + render_grid(tuple(tuple(int(v) for v in row) for row in env.board))
+            "the environment's board differs from our board model:\n" + render_grid(as_grid(env.board))
         )
 
 
@@ -72,51 +62,61 @@ def play_local_game(
     records: Records | None = None,
     out: Output = print,
     clock: Callable[[], float] = time.perf_counter,
-) -> LocalOutcome:
+) -> GameOutcome:
     """One game in ``env`` (the raw env or ``gym.make``'s wrapper) between ``engine`` and ``opponent``."""
     env.reset(board=None)
     engine.new_game()
     opponent.new_game()
     game_id = None
     if records is not None:
-        game_id = records.begin(LOCAL, "gym_connect_four", (), opponent.name)
+        game_id = records.begin(LOCAL, ENV_NAME, (), opponent.name)
+        records.started(game_id, we_start, as_grid(env.board), None)
     board = Board()
     our_turn = we_start
     columns: list[int] = []
     stats: list[MoveStat] = []
+    result = None
     out(("we start" if we_start else f"{opponent.name} starts") + f" (us X, {opponent.name} O)")
-    while True:
-        ply = board.moves + 1
-        if our_turn:
-            start = clock()
-            decision = engine.choose(board, seconds)
-            took = clock() - start
-            column = decision.column
-            _, reward, done, _ = env.step(column)
-            stats.append(MoveStat(ply, column, decision.depth, decision.score, decision.nodes,
-                                  took, decision.source, decision.seconds))
-            out(format_move(ply, column, decision, took))
-            if records is not None and game_id is not None:
-                records.played(game_id, ply, US, column, decision, took)
-            result = reward  # 1 a win, 0.5 a full board, from our view
-        else:
-            column = opponent.choose(board)
-            env.change_player()
-            _, reward, done, _ = env.step(column)
-            env.change_player()
-            out(f"{ply:3d}. {opponent.name} plays {column}")
-            if records is not None and game_id is not None:
-                records.played(game_id, ply, THEM, column)
-            result = -reward if reward == WIN else reward  # their win is our loss
-        board = board.play(column)
-        columns.append(column)
-        our_turn = not our_turn
-        _check(env, board, our_turn)
-        if done or our_turn:
-            out(render_grid(tuple(tuple(int(v) for v in row) for row in env.board)))
-        if done:
-            final = {WIN: WIN, DRAW: DRAW, -WIN: LOSS}[result]
-            if records is not None and game_id is not None:
-                grid = tuple(tuple(int(v) for v in row) for row in env.board)
-                records.finish(game_id, final, None, grid)
-            return LocalOutcome(game_id, final, we_start, tuple(columns), tuple(stats))
+    try:
+        while True:
+            ply = board.moves + 1
+            if our_turn:
+                start = clock()
+                decision = engine.choose(board, seconds)
+                took = clock() - start
+                column = decision.column
+                _, reward, done, _ = env.step(column)
+                stats.append(MoveStat(ply, column, decision.depth, decision.score, decision.nodes,
+                                      took, decision.source, decision.seconds))
+                if records is not None and game_id is not None:
+                    records.played(game_id, ply, US, column, decision, took)
+                out(format_move(ply, column, decision, took))
+            else:
+                column = opponent.choose(board)
+                env.change_player()
+                _, reward, done, _ = env.step(column)
+                env.change_player()
+                if records is not None and game_id is not None:
+                    records.played(game_id, ply, THEM, column)
+                out(f"{ply:3d}. {opponent.name} plays {column}")
+            board = board.play(column)
+            columns.append(column)
+            we_moved, our_turn = our_turn, not our_turn
+            _check(env, board, our_turn)
+            grid = as_grid(env.board)
+            if done:
+                # The reward is the mover's: 1 a win, 0.5 a full board (the environment's verdict).
+                result = DRAW if reward == DRAW else WIN if we_moved else LOSS
+                if records is not None and game_id is not None:
+                    records.finish(game_id, result, None, grid)
+                out(render_grid(grid))
+                return GameOutcome(game_id, result, we_start, tuple(columns), tuple(stats))
+            if our_turn:
+                out(render_grid(grid))
+    except BaseException as exc:
+        if records is not None and game_id is not None and result is None:
+            if isinstance(exc, KeyboardInterrupt):
+                records.abandon(game_id, "interrupted")
+            else:
+                records.stop(game_id, f"stopped by an error: {type(exc).__name__}: {exc}")
+        raise

@@ -12,24 +12,35 @@ server: a move that never reached the server (``ServerUnreachable``) or was reje
 validation (``RequestRejected``) changed nothing, so the game can go on from the same position
 later; after a lost connection, a server failure or an unreadable reply nobody knows whether
 the move was played, so the game must not be continued blindly.
+
+Anything a server sends that we quote (a message, an excerpt of a malformed reply) passes
+through ``settings.redact`` with our key and ids first: a server may echo them, and error
+messages are printed and stored in the record.
+
+This module is the one description of the protocol: the local server (``localserver``) takes
+its constants and its scoring rule (``last_move_result``) from here.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from board import HEIGHT, WIDTH
+from board import HEIGHT, WIDTH, Board
+from settings import redact
 
 # The values of ``result``.
-RUNNING = 0.0
+RESULT_RUNNING = 0.0  # the game goes on
 WIN = 1.0
 DRAW = 0.5
 LOSS = -1.0
 ILLEGAL = -10.0
-RESULTS = (RUNNING, WIN, DRAW, LOSS, ILLEGAL)
-RESULT_NAMES = {RUNNING: "running", WIN: "won", DRAW: "draw", LOSS: "lost", ILLEGAL: "illegal move"}
+RESULTS = (RESULT_RUNNING, WIN, DRAW, LOSS, ILLEGAL)
+RESULT_NAMES = {RESULT_RUNNING: "running", WIN: "won", DRAW: "draw", LOSS: "lost",
+                ILLEGAL: "illegal move"}
 
 NEW_GAME = -1  # the ``move`` that starts a game (and forfeits a running one)
 NO_MOVE = -1  # the ``botmove`` when the bot did not move
@@ -39,6 +50,26 @@ MSG_IMPOSSIBLE = "Impossible move."
 
 Grid = tuple[tuple[int, ...], ...]
 """A course board: ``HEIGHT`` rows of ``WIDTH`` cells, row 0 at the top; 1 = ours, -1 = the bot's."""
+
+
+def as_grid(rows: Iterable[Iterable[Any]]) -> Grid:
+    """Rows of cells (lists, a NumPy array, JSON) as a ``Grid`` of plain ints; trusts the shape."""
+    return tuple(tuple(int(cell) for cell in row) for row in rows)
+
+
+def last_move_result(board: Board, *, full_board_win_is_draw: bool = True) -> float:
+    """How the move that made ``board`` ends the game, for the player who made it.
+
+    ``WIN``, ``DRAW`` or ``RESULT_RUNNING``.  The course decides games with its environment,
+    which checks for a full board before it checks for four in a row, so a last disc that
+    fills the board and connects four is a draw (``full_board_win_is_draw=False`` scores it
+    as the win it is).
+    """
+    if board.is_full() and full_board_win_is_draw:
+        return DRAW
+    if board.last_mover_won():
+        return WIN
+    return DRAW if board.is_full() else RESULT_RUNNING
 
 
 # --- errors ----------------------------------------------------------------------------------
@@ -141,14 +172,14 @@ class MoveReply:
 
     @property
     def finished(self) -> bool:
-        return self.result != RUNNING
+        return self.result != RESULT_RUNNING
 
 
 @dataclass(frozen=True, slots=True)
 class Stats:
     """The server's bookkeeping for our ids."""
 
-    stil_id: str
+    stil_id: str = field(repr=False)  # our ids as the server joined them: a secret
     played: int
     won: int
     lost: int
@@ -162,14 +193,19 @@ class Stats:
         return self.played - self.won - self.lost
 
 
-def _field(body: dict[str, Any], name: str) -> Any:
+Secrets = Sequence[str]
+"""Our key and ids: masked in anything quoted from a reply (``settings.redact``)."""
+
+
+def _field(body: dict[str, Any], name: str, secrets: Secrets) -> Any:
     if name not in body:
-        raise MalformedReply(f"the reply has no {name!r} field: {_excerpt(body)}")
+        raise MalformedReply(f"the reply has no {name!r} field: {_excerpt(body, secrets)}")
     return body[name]
 
 
-def _excerpt(value: Any, limit: int = 200) -> str:
-    text = repr(value)
+def _excerpt(value: Any, secrets: Secrets, limit: int = 200) -> str:
+    """``value`` as quoted in a message: its repr, secrets masked, cut at ``limit``."""
+    text = redact(repr(value), secrets)
     return text if len(text) <= limit else text[:limit] + "..."
 
 
@@ -177,23 +213,24 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def parse_result(value: Any) -> float:
+def parse_result(value: Any, secrets: Secrets = ()) -> float:
     """``result`` as one of ``RESULTS``; raises ``MalformedReply``."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise MalformedReply(f"result is {value!r}, expected one of 0, 1, 0.5, -1, -10")
-    if float(value) not in RESULTS:
-        raise MalformedReply(f"result is {value!r}, expected one of 0, 1, 0.5, -1, -10")
+    if (isinstance(value, bool) or not isinstance(value, (int, float))
+            or not math.isfinite(value) or float(value) not in RESULTS):
+        raise MalformedReply(
+            f"result is {_excerpt(value, secrets)}, expected one of 0, 1, 0.5, -1, -10")
     return float(value)
 
 
-def parse_botmove(value: Any) -> int:
+def parse_botmove(value: Any, secrets: Secrets = ()) -> int:
     """``botmove`` as -1..6; raises ``MalformedReply``."""
     if not _is_int(value) or not NO_MOVE <= value < WIDTH:
-        raise MalformedReply(f"botmove is {value!r}, expected an integer -1..{WIDTH - 1}")
+        raise MalformedReply(
+            f"botmove is {_excerpt(value, secrets)}, expected an integer -1..{WIDTH - 1}")
     return int(value)
 
 
-def parse_state(value: Any) -> Grid | None:
+def parse_state(value: Any, secrets: Secrets = ()) -> Grid | None:
     """``state`` as a ``Grid`` (or None for ``null``); raises ``MalformedReply``.
 
     Only the shape and the cell values are checked here; whether the discs make a position
@@ -202,22 +239,22 @@ def parse_state(value: Any) -> Grid | None:
     if value is None:
         return None
     if not isinstance(value, list) or len(value) != HEIGHT:
-        raise MalformedReply(f"state is not a list of {HEIGHT} rows: {_excerpt(value)}")
-    rows = []
+        raise MalformedReply(f"state is not a list of {HEIGHT} rows: {_excerpt(value, secrets)}")
     for index, row in enumerate(value):
         if not isinstance(row, list) or len(row) != WIDTH:
-            raise MalformedReply(f"state row {index} is not a list of {WIDTH} cells: {_excerpt(row)}")
+            raise MalformedReply(
+                f"state row {index} is not a list of {WIDTH} cells: {_excerpt(row, secrets)}")
         for cell in row:
             if not _is_int(cell) or cell not in (-1, 0, 1):
-                raise MalformedReply(f"state row {index} holds {cell!r}; cells must be -1, 0 or 1")
-        rows.append(tuple(row))
-    return tuple(rows)
+                raise MalformedReply(
+                    f"state row {index} holds {_excerpt(cell, secrets)}; cells must be -1, 0 or 1")
+    return as_grid(value)
 
 
-def _refusal(body: dict[str, Any]) -> ServerRefused:
-    """The typed error for a ``status: false`` reply."""
+def _refusal(body: dict[str, Any], secrets: Secrets) -> ServerRefused:
+    """The typed error for a ``status: false`` reply (its message with our secrets masked)."""
     msg = body.get("msg")
-    msg = msg if isinstance(msg, str) else "" if msg is None else repr(msg)
+    msg = redact(msg if isinstance(msg, str) else "" if msg is None else repr(msg), secrets)
     # A refusal may carry a result and a state; they are kept when they are well formed.
     try:
         result = parse_result(body["result"]) if body.get("result") is not None else None
@@ -246,44 +283,53 @@ def _refusal(body: dict[str, Any]) -> ServerRefused:
     return ServerRefused(f"the server refused the request ({said})", msg=msg, result=result, state=state)
 
 
-def parse_move_reply(body: Any) -> MoveReply:
-    """A move reply's JSON body as a ``MoveReply``; raises ``MalformedReply`` or ``ServerRefused``."""
+def parse_move_reply(body: Any, secrets: Secrets = ()) -> MoveReply:
+    """A move reply's JSON body as a ``MoveReply``; raises ``MalformedReply`` or ``ServerRefused``.
+
+    ``secrets`` (our key and ids) are masked in every text taken from the reply.
+    """
     if not isinstance(body, dict):
-        raise MalformedReply(f"the reply is not a JSON object: {_excerpt(body)}")
-    status = _field(body, "status")
+        raise MalformedReply(f"the reply is not a JSON object: {_excerpt(body, secrets)}")
+    status = _field(body, "status", secrets)
     if status is False:
-        raise _refusal(body)
+        raise _refusal(body, secrets)
     if status is not True:
-        raise MalformedReply(f"status is {status!r}, expected true or false")
-    msg = _field(body, "msg")
+        raise MalformedReply(f"status is {_excerpt(status, secrets)}, expected true or false")
+    msg = _field(body, "msg", secrets)
     if msg is not None and not isinstance(msg, str):
-        raise MalformedReply(f"msg is {_excerpt(msg)}, expected a string")
+        raise MalformedReply(f"msg is {_excerpt(msg, secrets)}, expected a string")
     return MoveReply(
-        msg=msg or "",
-        result=parse_result(_field(body, "result")),
-        botmove=parse_botmove(_field(body, "botmove")),
-        state=parse_state(_field(body, "state")),
+        msg=redact(msg or "", secrets),
+        result=parse_result(_field(body, "result", secrets), secrets),
+        botmove=parse_botmove(_field(body, "botmove", secrets), secrets),
+        state=parse_state(_field(body, "state", secrets), secrets),
     )
 
 
-def parse_stats(body: Any) -> Stats:
-    """A stats reply's JSON body as ``Stats``; raises ``MalformedReply`` or ``ServerRefused``."""
+def parse_stats(body: Any, secrets: Secrets = ()) -> Stats:
+    """A stats reply's JSON body as ``Stats``; raises ``MalformedReply`` or ``ServerRefused``.
+
+    ``secrets`` (our key and ids) are masked in every text taken from the reply.
+    """
     if not isinstance(body, dict):
-        raise MalformedReply(f"the stats reply is not a JSON object: {_excerpt(body)}")
+        raise MalformedReply(f"the stats reply is not a JSON object: {_excerpt(body, secrets)}")
     if body.get("status") is False:
-        raise _refusal(body)
+        raise _refusal(body, secrets)
     counts = {}
     for name in ("played", "won", "lost", "streak", "streak_max"):
-        value = _field(body, name)
+        value = _field(body, name, secrets)
         if not _is_int(value) or value < 0:
-            raise MalformedReply(f"stats field {name} is {value!r}, expected a count")
+            raise MalformedReply(
+                f"stats field {name} is {_excerpt(value, secrets)}, expected a count")
         counts[name] = int(value)
-    reward = _field(body, "total_reward")
+    reward = _field(body, "total_reward", secrets)
     if isinstance(reward, bool) or not isinstance(reward, (int, float)) or not math.isfinite(reward):
-        raise MalformedReply(f"stats field total_reward is {reward!r}, expected a number")
+        raise MalformedReply(
+            f"stats field total_reward is {_excerpt(reward, secrets)}, expected a number")
     stil_id = body.get("stil_id")
     if stil_id is not None and not isinstance(stil_id, str):
-        raise MalformedReply(f"stats field stil_id is {_excerpt(stil_id)}, expected a string")
+        raise MalformedReply(
+            f"stats field stil_id is {_excerpt(stil_id, secrets)}, expected a string")
     if counts["won"] + counts["lost"] > counts["played"]:
         raise MalformedReply(
             f"stats say {counts['won']} won and {counts['lost']} lost of {counts['played']} played"
@@ -313,3 +359,46 @@ class CourseServer(Protocol):
         ...
 
     def stats(self) -> Stats: ...
+
+
+class CourseServerBase(ABC):
+    """What every ``CourseServer`` shares, whatever carries its requests.
+
+    The three calls, their replies parsed with our key and ids masked in anything quoted, and a
+    column off the board refused before it is sent (our own bug if it happens: the server
+    would turn it into a lost game).  A transport implements ``name``, ``_send_move`` and
+    ``_send_stats``, which return the decoded JSON body.
+    """
+
+    def __init__(self, stil_ids: Sequence[str], api_key: str) -> None:
+        self.stil_ids = tuple(stil_ids)
+        self.api_key = api_key
+
+    @property
+    def secrets(self) -> tuple[str, ...]:
+        return (self.api_key, *self.stil_ids)
+
+    @property
+    @abstractmethod
+    def name(self) -> str: ...
+
+    def start_game(self) -> MoveReply:
+        """Send -1: start a new game (a running one is counted as lost by the server)."""
+        return parse_move_reply(self._send_move(NEW_GAME), self.secrets)
+
+    def play(self, column: int) -> MoveReply:
+        """Send our move (0-based column)."""
+        if not 0 <= column < WIDTH:
+            raise ValueError(f"column {column} is not 0-{WIDTH - 1}")
+        return parse_move_reply(self._send_move(column), self.secrets)
+
+    def stats(self) -> Stats:
+        return parse_stats(self._send_stats(), self.secrets)
+
+    @abstractmethod
+    def _send_move(self, move: int) -> Any:
+        """POST ``move`` (-1 or a column); the reply's JSON body."""
+
+    @abstractmethod
+    def _send_stats(self) -> Any:
+        """POST ``stats``; the reply's JSON body."""

@@ -16,6 +16,9 @@ a crash or a Ctrl-C the record tells exactly what is known:
 Games are stored under a hash of the sorted student ids (``player``), never the ids
 themselves, and under the server's address: a resume only picks up a game of the same ids
 on the same server.
+
+Two ``online`` runs on one record would both resume the same running game; ``Records.exclusive``
+is the lock (on ``<record>.lock``) an online run holds from start to end.
 """
 
 from __future__ import annotations
@@ -23,21 +26,24 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
+import sys
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 
-from client.protocol import Grid
+from client.database import connect, transaction
+from client.protocol import Grid, as_grid
 from settings import mask_secret
 
 if TYPE_CHECKING:
     from engine import Decision
 
 ONLINE, LOCAL = "online", "local"
-STARTING, RUNNING, FINISHED, STOPPED, ABANDONED = (
+# A game's status in the record (``games.status``).
+STATUS_STARTING, STATUS_RUNNING, STATUS_FINISHED, STATUS_STOPPED, STATUS_ABANDONED = (
     "starting", "running", "finished", "stopped", "abandoned",
 )
 US, THEM = "us", "them"
@@ -47,7 +53,7 @@ CREATE TABLE IF NOT EXISTS games (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     kind TEXT NOT NULL CHECK (kind IN ('online', 'local')),
     server TEXT NOT NULL,
-    player TEXT NOT NULL,          -- a hash of the sorted ids: see player_key
+    player TEXT NOT NULL,          -- a hash of the sorted ids: see player_hash
     player_masked TEXT NOT NULL,   -- the ids as they may be shown
     opponent TEXT NOT NULL,
     started_at TEXT NOT NULL,      -- ISO 8601, UTC
@@ -71,7 +77,7 @@ CREATE TABLE IF NOT EXISTS moves (
     score INTEGER,
     nodes INTEGER,
     source TEXT,                   -- book, solver or search
-    at TEXT NOT NULL,
+    at TEXT NOT NULL,              -- when it was recorded: ours when sent, the bot's on the reply
     PRIMARY KEY (game_id, ply)
 );
 """
@@ -81,7 +87,23 @@ class RecordError(ValueError):
     """The record file cannot be opened or is not a record of this program."""
 
 
-def player_key(stil_ids: Sequence[str]) -> str:
+class RecordBusy(RecordError):
+    """Another online run holds the record's lock."""
+
+
+if sys.platform == "win32":
+    import msvcrt
+
+    def _try_lock(handle: IO[bytes]) -> None:
+        msvcrt.locking(handle.fileno(), msvcrt.LK_NBLCK, 1)  # raises OSError if held
+else:
+    import fcntl
+
+    def _try_lock(handle: IO[bytes]) -> None:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)  # raises OSError if held
+
+
+def player_hash(stil_ids: Sequence[str]) -> str:
     """A stable, non-reversible name for a group: the hash of its sorted ids joined by ``+``."""
     joined = "+".join(sorted(stil_ids))
     return hashlib.sha256(joined.encode()).hexdigest()[:24]
@@ -106,6 +128,7 @@ class MoveRecord:
     score: int | None
     nodes: int | None
     source: str | None
+    at: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,6 +157,16 @@ class GameRecord:
         """Our move that was sent and whose reply was never recorded, if any."""
         return next((m for m in self.moves if not m.confirmed), None)
 
+    @property
+    def last_reply_at(self) -> datetime:
+        """About when the server's latest recorded reply came (UTC).
+
+        The bot's moves are recorded as their replies arrive; before any, the game's start
+        (a little before the server's reply to it: so the age is never underestimated).
+        """
+        times = [m.at for m in self.moves if m.confirmed]
+        return datetime.fromisoformat(max(times) if times else self.started_at)
+
 
 class Records:
     """The record file; one connection, used from one thread."""
@@ -142,19 +175,11 @@ class Records:
         self.path = Path(path)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            # Autocommit mode: every change below is an explicit transaction, committed before
-            # the caller goes on.  WAL with synchronous=NORMAL: a commit is in the file as soon
-            # as it returns, so it survives the process crashing or being killed; only a power
-            # cut may lose the last commits (never corrupt the file), and commits skip the two
-            # fsyncs of the default journal, which cost tens of ms per move on a slow disk.
-            self.conn = sqlite3.connect(self.path, isolation_level=None)
-            self.conn.execute("PRAGMA journal_mode = WAL")
-            self.conn.execute("PRAGMA synchronous = NORMAL")
-            self.conn.execute("PRAGMA foreign_keys = ON")
-            self.conn.executescript(SCHEMA)
+            # Each change below is one transaction, committed before the caller goes on (and
+            # durable across a crash: see client.database).
+            self.conn = connect(self.path, SCHEMA)
         except (OSError, sqlite3.DatabaseError) as exc:
             raise RecordError(f"cannot use {self.path} as the game record: {exc}") from exc
-        self.conn.row_factory = sqlite3.Row
 
     def close(self) -> None:
         self.conn.close()
@@ -165,15 +190,31 @@ class Records:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def _transaction(self) -> AbstractContextManager[sqlite3.Connection]:
+        return transaction(self.conn)
+
     @contextmanager
-    def _transaction(self) -> Iterator[sqlite3.Connection]:
-        self.conn.execute("BEGIN IMMEDIATE")
+    def exclusive(self) -> Iterator[None]:
+        """Hold the record's lock (``<record>.lock``) for the block; ``RecordBusy`` if held.
+
+        An online run holds it from start to end, so two runs on one record can never resume
+        the same game.  The lock belongs to the open file, so the system releases it when the
+        process ends however it ends; the empty lock file stays (removing it would race).
+        """
+        lock_path = self.path.with_name(self.path.name + ".lock")
         try:
-            yield self.conn
-        except BaseException:
-            self.conn.execute("ROLLBACK")
-            raise
-        self.conn.execute("COMMIT")
+            handle = lock_path.open("ab")
+        except OSError as exc:
+            raise RecordError(f"cannot open the record's lock {lock_path}: {exc}") from exc
+        with handle:
+            try:
+                _try_lock(handle)
+            except OSError:
+                raise RecordBusy(
+                    f"another `agent.py online` is using the record {self.path} (it holds"
+                    f" {lock_path}): let it finish or stop it first"
+                ) from None
+            yield
 
     # --- writing ------------------------------------------------------------------------------
 
@@ -183,8 +224,8 @@ class Records:
             cur = conn.execute(
                 "INSERT INTO games (kind, server, player, player_masked, opponent, started_at,"
                 " status) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (kind, server, player_key(stil_ids), masked_ids(stil_ids), opponent, _now(),
-                 STARTING),
+                (kind, server, player_hash(stil_ids), masked_ids(stil_ids), opponent, _now(),
+                 STATUS_STARTING),
             )
             return int(cur.lastrowid or 0)
 
@@ -193,7 +234,7 @@ class Records:
         with self._transaction() as conn:
             conn.execute(
                 "UPDATE games SET status = ?, we_started = ?, last_state = ? WHERE id = ?",
-                (RUNNING, int(we_started), _state_json(state), game_id),
+                (STATUS_RUNNING, int(we_started), _state_json(state), game_id),
             )
             if first_bot_move is not None:
                 conn.execute(
@@ -243,7 +284,7 @@ class Records:
                 conn.execute(
                     "UPDATE games SET last_state = ?, status = ?, result = ?, finished_at = ?"
                     " WHERE id = ?",
-                    (_state_json(state), FINISHED, result, _now(), game_id),
+                    (_state_json(state), STATUS_FINISHED, result, _now(), game_id),
                 )
             else:
                 conn.execute(
@@ -274,21 +315,22 @@ class Records:
             conn.execute(
                 "UPDATE games SET status = ?, result = ?, finished_at = ?, note = ?,"
                 " last_state = COALESCE(?, last_state) WHERE id = ?",
-                (FINISHED, result, _now(), note, _state_json(state) if state else None, game_id),
+                (STATUS_FINISHED, result, _now(), note, _state_json(state) if state else None,
+                 game_id),
             )
 
     def stop(self, game_id: int, note: str) -> None:
         """The game's state on the server is unknown from now on; ``note`` says why."""
-        self._set_status(game_id, STOPPED, note)
+        self._set_status(game_id, STATUS_STOPPED, note)
 
     def abandon(self, game_id: int, note: str) -> None:
         """The user gave the game up (a new game was started over it)."""
-        self._set_status(game_id, ABANDONED, note, finished=True)
+        self._set_status(game_id, STATUS_ABANDONED, note, finished=True)
 
     def discard(self, game_id: int) -> None:
         """Delete a game whose start never reached the server."""
         with self._transaction() as conn:
-            conn.execute("DELETE FROM games WHERE id = ? AND status = ?", (game_id, STARTING))
+            conn.execute("DELETE FROM games WHERE id = ? AND status = ?", (game_id, STATUS_STARTING))
 
     def _set_status(self, game_id: int, status: str, note: str, *, finished: bool = False) -> None:
         with self._transaction() as conn:
@@ -310,7 +352,7 @@ class Records:
         row = self.conn.execute(
             "SELECT * FROM games WHERE kind = ? AND server = ? AND player = ?"
             " AND status IN (?, ?, ?) ORDER BY id DESC LIMIT 1",
-            (kind, server, player_key(stil_ids), STARTING, RUNNING, STOPPED),
+            (kind, server, player_hash(stil_ids), STATUS_STARTING, STATUS_RUNNING, STATUS_STOPPED),
         ).fetchone()
         return self._record(row) if row is not None else None
 
@@ -332,7 +374,7 @@ class Records:
             MoveRecord(
                 ply=m["ply"], side=m["side"], column=m["col"], confirmed=bool(m["confirmed"]),
                 seconds=m["seconds"], depth=m["depth"], score=m["score"], nodes=m["nodes"],
-                source=m["source"],
+                source=m["source"], at=m["at"],
             )
             for m in self.conn.execute(
                 "SELECT * FROM moves WHERE game_id = ? ORDER BY ply", (row["id"],)
@@ -366,6 +408,4 @@ def _state_json(state: Grid) -> str:
 
 
 def _state_from_json(text: str | None) -> Grid | None:
-    if text is None:
-        return None
-    return tuple(tuple(int(v) for v in row) for row in json.loads(text))
+    return None if text is None else as_grid(json.loads(text))

@@ -11,11 +11,15 @@ import pytest
 
 import agent
 from board import Board
+from client import cli
 from client.cli import run_online
+from client.game import EngineMoveError
 from client.http import HttpCourseServer
 from client.inprocess import InProcessCourseServer
-from client.records import ONLINE, Records
+from client.localgame import LocalGameError, play_local_game
+from client.records import ONLINE, RecordBusy, Records
 from engine import Decision, Engine
+from gym_connect_four import ConnectFourEnv
 from localserver.service import CourseService, player_key
 from settings import AgentSettings, ServerSettings
 
@@ -97,6 +101,7 @@ def test_an_interrupted_run_is_resumed_by_the_next_one(course_server, engine, tm
         result = run_online(client, engine, records, IDS, budget=BUDGET, out=lines.append)
         assert result.outcomes[0].resumed and result.outcomes[0].game_id == running.id
         assert any(line.startswith(f"resuming game #{running.id}") for line in lines)
+        assert not any(line.startswith("warning:") for line in lines)  # resumed at once
         # One game on the server, finished normally: nothing was forfeited with -1.
         games = server.service.recent_games(player_key(IDS), 10)
         assert len(games) == 1 and games[0].outcome != "abandoned"
@@ -154,6 +159,12 @@ def test_command_errors_are_one_clean_line(course_server, tmp_path, capsys):
         assert code == 2 and "error: wrong API key" in err and "wrong-key" not in err
         code, _, err = run_agent(capsys, "online", "--config", str(config), "--server", "ftp://x")
         assert code == 2 and "--server: 'ftp://x' is not an http" in err
+        for url, said in (("http://127.0.0.1:99999/", "Port out of range"),
+                          ("http://[::1/", "not a valid URL")):
+            code, _, err = run_agent(capsys, "online", "--config", str(config), "--server", url)
+            assert code == 2 and err.startswith("error: --server: ") and said in err
+            assert err.count("\n") == 1
+        assert not (tmp_path / "rec").exists()  # nothing recorded: nothing was sent
     code, _, err = run_agent(capsys, "online", "--config", str(config), "--server", server.url)
     assert code == 2 and "error: cannot reach the server" in err
     code, _, err = run_agent(capsys, "online", "--config", str(config), "--games", "0")
@@ -183,3 +194,56 @@ def test_local_command_plays_in_the_course_environment(tmp_path, capsys):
     assert len(games) == 2 and all(g.opponent == "bot:1" and g.result is not None for g in games)
     code, _, err = run_agent(capsys, "local", "--config", config, "--opponent", "alphago")
     assert code == 2 and "error: unknown player 'alphago'" in err
+
+
+def test_two_online_runs_on_one_record_cannot_run_at_once(course_server, engine, tmp_path, capsys):
+    config = write_config(tmp_path)
+    with course_server() as server:
+        with Records(tmp_path / "rec" / "games.sqlite3") as holder, holder.exclusive():
+            # Another run (here: this test) holds the record: the command stops before sending.
+            code, _, err = run_agent(capsys, "online", "--config", str(config), "--server",
+                                     server.url)
+            assert code == 2 and err.count("\n") == 1
+            assert err.startswith("error: another `agent.py online` is using the record")
+            with Records(holder.path) as second, pytest.raises(RecordBusy):
+                run_online(http_client(server.url), engine, second, IDS, budget=BUDGET)
+            assert server.service is not None
+            assert server.service.recent_games(player_key(IDS)) == []
+        # Released: the next run plays.
+        code, _, err = run_agent(capsys, "online", "--config", str(config), "--server", server.url)
+        assert code in (0, 1), err
+
+
+def test_internal_errors_are_not_reported_as_user_errors():
+    # A bug in the engine or the environment ends with its traceback, not a one-line "error:".
+    for internal in (LocalGameError, EngineMoveError):
+        assert not issubclass(internal, cli.USER_ERRORS)
+
+
+class InterruptingOpponent:
+    """An opponent at whose ``at``-th move the user presses Ctrl-C."""
+
+    name = "interrupter"
+
+    def __init__(self, at: int) -> None:
+        self.at = at
+        self.calls = 0
+
+    def new_game(self) -> None:
+        self.calls = 0
+
+    def choose(self, board: Board) -> int:
+        self.calls += 1
+        if self.calls == self.at:
+            raise KeyboardInterrupt
+        return board.legal_moves()[0]
+
+
+def test_an_interrupted_local_game_is_recorded_as_abandoned(engine, tmp_path):
+    with Records(tmp_path / "r.sqlite3") as records:
+        with pytest.raises(KeyboardInterrupt):
+            play_local_game(ConnectFourEnv(), engine, InterruptingOpponent(2), we_start=False,
+                            seconds=BUDGET, records=records, out=lambda line: None)
+        game = records.games("local")[0]
+    assert game.status == "abandoned" and game.note == "interrupted"
+    assert game.we_started is False and len(game.columns) == 2  # theirs, ours

@@ -9,6 +9,9 @@ import pytest
 from board import Board
 from client.game import Mirror, move_budget, render_grid
 from client.protocol import (
+    DRAW,
+    RESULT_RUNNING,
+    WIN,
     Desync,
     ImpossibleMove,
     LostOnServer,
@@ -16,6 +19,7 @@ from client.protocol import (
     MoveReply,
     ServerRefused,
     WrongApiKey,
+    last_move_result,
     parse_move_reply,
     parse_stats,
 )
@@ -149,3 +153,28 @@ def test_the_budget_stays_under_the_servers_limit():
 def test_render_grid_shows_ours_as_x():
     text = render_grid(tuple(tuple(r) for r in grid("...O...", "...X...")))
     assert text.splitlines()[-2:] == [". . . X . . .", "0 1 2 3 4 5 6"]
+
+
+def test_quoted_text_from_a_reply_has_our_secrets_masked():
+    secrets = ("course-key", "ab-1111", "cd-2222")
+    said = "you are ab-1111+cd-2222 and sent course-key"
+    with pytest.raises(ServerRefused) as refused:
+        parse_move_reply(reply(status=False, msg=said), secrets)
+    for text in (str(refused.value), refused.value.msg):
+        assert "course-key" not in text and "ab-1111" not in text and "ab*****+cd*****" in text
+    assert parse_move_reply(reply(msg=said), secrets).msg == "you are ab*****+cd***** and sent co********"
+    with pytest.raises(MalformedReply) as bad:
+        parse_move_reply({**reply(), "state": ["ab-1111"] * 6}, secrets)
+    assert "ab-1111" not in str(bad.value)
+
+
+# The 0-based columns of a game in which the 42nd disc fills the board and connects four.
+LAST_CELL_WINS = [int(c) for c in "223200446205560034613343205243646156155111"]
+
+
+def test_the_scoring_rule_checks_the_full_board_before_the_win():
+    board = Board.from_moves(LAST_CELL_WINS, one_based=False)
+    assert board.is_full() and board.last_mover_won()
+    assert last_move_result(board) == DRAW  # the course environment's quirk
+    assert last_move_result(board, full_board_win_is_draw=False) == WIN
+    assert last_move_result(Board.from_moves(LAST_CELL_WINS[:-1], one_based=False)) == RESULT_RUNNING
