@@ -17,18 +17,10 @@ from typing import Annotated, Any
 
 from fastapi import FastAPI, Form, Query, Request
 from fastapi.responses import HTMLResponse, JSONResponse
-from pydantic import StringConstraints
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from localserver.progress import render_progress
-from localserver.service import (
-    MAX_ID_LENGTH,
-    MAX_MOVE,
-    MIN_MOVE,
-    CourseService,
-    RequestError,
-    player_key,
-)
+from localserver.service import MAX_MOVE, MIN_MOVE, CourseService, RequestError, player_key
 
 # A move request is about 100 bytes; a group of ten long ids stays well under 2 KiB.
 MAX_BODY_BYTES = 16 * 1024
@@ -39,9 +31,11 @@ DESCRIPTION = (
     " (form fields stil_id, move, api_key); see /docs for the API and /progress for results."
 )
 
-StilId = Annotated[str, StringConstraints(min_length=1, max_length=MAX_ID_LENGTH,
-                                          pattern=r"^[\w\d_-]*$")]
-StilIds = Annotated[list[StilId], Form(description="student id(s); repeat the key for a group")]
+# The ids are checked by ``player_key`` (the one rule for ids, ``settings.stil_id_problem``);
+# its ``RequestError`` becomes the same HTTP 422 as FastAPI's own validation errors.
+StilIds = Annotated[list[str], Form(
+    description=r"student id(s) matching ^[\w\d_-]*$, at most 50 characters; repeat the key"
+                " for a group")]
 ApiKey = Annotated[str, Form(max_length=MAX_KEY_LENGTH, description="the course's api key")]
 Move = Annotated[int, Form(ge=MIN_MOVE, le=MAX_MOVE,
                            description="-1 starts a new game, 0-6 is a column")]
@@ -142,7 +136,7 @@ def create_app(service: CourseService, *, max_body_bytes: int = MAX_BODY_BYTES) 
 
     @app.get("/progress", response_class=HTMLResponse, summary="Every player's progress (HTML)")
     def progress(
-        stil_id: Annotated[list[StilId] | None, Query(description="show only this player")] = None,
+        stil_id: Annotated[list[str] | None, Query(description="show only this player")] = None,
     ) -> HTMLResponse:
         player = player_key(stil_id) if stil_id else None
         return HTMLResponse(render_progress(service, player))

@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from html import escape
 
-from localserver.service import CourseService, GameRecord, PlayerStats
+from localserver.service import CourseService, PlayerStats, StoredGame
 
 GOAL_STREAK = 20  # the course's bar: 20 games in a row without a loss
 RECENT_GAMES = 10
@@ -45,7 +45,7 @@ table.board td.bot { background: #fdd835; }
 """
 
 
-def _board_html(game: GameRecord) -> str:
+def _board_html(game: StoredGame) -> str:
     cls = {1: "student", -1: "bot", 0: "empty"}
     rows = []
     for row in game.grid():
@@ -54,14 +54,14 @@ def _board_html(game: GameRecord) -> str:
     return f'<table class="board" aria-label="final board">{"".join(rows)}</table>'
 
 
-def _result_text(game: GameRecord) -> str:
+def _result_text(game: StoredGame) -> str:
     outcome = OUTCOME_TEXT.get(game.outcome, game.outcome)
     if game.result is None:
         return outcome
     return f"{outcome} ({game.result:+g})"
 
 
-def _game_html(game: GameRecord) -> str:
+def _game_html(game: StoredGame) -> str:
     started = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(game.started))
     who = "you" if game.first == "student" else "the bot"
     css = {"won": "won", "draw": "draw", "running": "running"}.get(game.outcome, "lost")

@@ -32,14 +32,17 @@ Thread safety: requests for one player (one joined id) are serialised by that pl
 so a player's game is never advanced twice at once; requests of different players run in
 parallel and only share the database connection, under its own lock.  Every change to a game
 and to the player's stats is one SQLite transaction, and at most one running game per player is
-enforced by a unique index, so a game is never lost, mixed up or counted twice.
+enforced by a unique index, so a game is never lost, mixed up or counted twice.  A move's time
+is taken when it arrives, before it waits for its player's lock.
+
+The protocol's constants and its scoring rule come from ``client.protocol`` (the one
+description of the protocol), the rule for ids and the checks of the settings from
+``settings``.
 """
 
 from __future__ import annotations
 
-import math
 import random
-import re
 import sqlite3
 import threading
 import time
@@ -50,20 +53,25 @@ from pathlib import Path
 from typing import Any
 
 from board import WIDTH, Board
+from client.database import MEMORY, connect, transaction
+from client.protocol import (
+    DRAW,
+    ILLEGAL,
+    LOSS,
+    MSG_IMPOSSIBLE,
+    MSG_WRONG_KEY,
+    NEW_GAME,
+    NO_MOVE,
+    RESULT_RUNNING,
+    WIN,
+    last_move_result,
+)
+from settings import local_server_problem, stil_id_problem
 
-BOTS = ("minimax", "random")
-FIRST_CHOICES = ("student", "bot", "random")
-ID_PATTERN = re.compile(r"^[\w\d_-]*$")
-MAX_ID_LENGTH = 50
 MAX_IDS = 10  # our limit on the ids of one group; the real server's is unknown
-MIN_MOVE, MAX_MOVE = -1, WIDTH - 1
-MAX_BOT_DEPTH = 12  # deeper searches take seconds per move in the worst positions
+MIN_MOVE, MAX_MOVE = NEW_GAME, WIDTH - 1
 
 STUDENT, BOT = 1, -1
-WIN, DRAW, LOSS, ILLEGAL = 1.0, 0.5, -1.0, -10.0
-
-MSG_BAD_KEY = "Incorrect API key."
-MSG_IMPOSSIBLE = "Impossible move."
 
 # How a game ended, as stored in ``games.outcome``.
 RUNNING, WON, DRAWN, LOST, ILLEGAL_MOVE, TIMEOUT, ABANDONED = (
@@ -132,8 +140,8 @@ class PlayerStats:
 
 
 @dataclass(frozen=True)
-class GameRecord:
-    """One game as stored: ``moves`` are 0-based columns from the first move on."""
+class StoredGame:
+    """One game as the server stores it: ``moves`` are 0-based columns from the first move on."""
 
     id: int
     player: str
@@ -174,14 +182,9 @@ def player_key(stil_ids: Sequence[str]) -> str:
     if len(ids) > MAX_IDS:
         raise RequestError("stil_id", f"at most {MAX_IDS} ids, got {len(ids)}")
     for sid in ids:
-        if not isinstance(sid, str):
-            raise RequestError("stil_id", f"ids must be strings, got {type(sid).__name__}")
-        if not sid:
-            raise RequestError("stil_id", "an id may not be empty")
-        if len(sid) > MAX_ID_LENGTH:
-            raise RequestError("stil_id", f"an id has at most {MAX_ID_LENGTH} characters")
-        if not ID_PATTERN.match(sid):
-            raise RequestError("stil_id", "an id may hold only letters, digits, '_' and '-'")
+        problem = stil_id_problem(sid)
+        if problem is not None:
+            raise RequestError("stil_id", problem)
     return "+".join(sorted(set(ids)))
 
 
@@ -194,7 +197,7 @@ def check_move(move: int) -> int:
 
 
 def _error_reply(msg: str, *, result: float = 0, state: list[list[int]] | None = None) -> Reply:
-    return {"status": False, "msg": msg, "result": result, "botmove": -1, "state": state}
+    return {"status": False, "msg": msg, "result": result, "botmove": NO_MOVE, "state": state}
 
 
 def _result_json(value: float) -> float | int:
@@ -218,24 +221,13 @@ class CourseService:
         rng: random.Random | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        if bot not in BOTS:
-            raise ServiceConfigError(f"bot must be one of {', '.join(BOTS)}, not {bot!r}")
-        if isinstance(bot_depth, bool) or not isinstance(bot_depth, int) or not (
-            1 <= bot_depth <= MAX_BOT_DEPTH
-        ):
-            raise ServiceConfigError(f"bot depth must be 1-{MAX_BOT_DEPTH}, not {bot_depth!r}")
-        if first not in FIRST_CHOICES:
-            raise ServiceConfigError(
-                f"first must be one of {', '.join(FIRST_CHOICES)}, not {first!r}"
-            )
-        if not isinstance(time_limit, (int, float)) or not (
-            math.isfinite(time_limit) and time_limit >= 0
-        ):
-            raise ServiceConfigError(
-                f"time limit must be a number of seconds >= 0 (0 = off), not {time_limit!r}"
-            )
-        if not api_key:
-            raise ServiceConfigError("the api key may not be empty")
+        checked = {"db": db_path, "api_key": api_key, "bot": bot, "bot_depth": bot_depth,
+                   "first": first, "time_limit": time_limit,
+                   "full_board_win_is_draw": full_board_win_is_draw}
+        for name, value in checked.items():
+            problem = local_server_problem(name, value)
+            if problem is not None:
+                raise ServiceConfigError(f"local_server.{name}: {problem}")
         self.db_path = db_path
         self.api_key = api_key
         self.bot = bot
@@ -259,36 +251,23 @@ class CourseService:
 
     @staticmethod
     def _connect(db_path: str) -> sqlite3.Connection:
-        if db_path != ":memory:":
+        if db_path != MEMORY:
             try:
                 Path(db_path).parent.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
                 raise ServiceConfigError(f"cannot create the folder of {db_path}: {exc}") from exc
         try:
-            # One connection shared by all threads, always used under ``_db_lock``; autocommit
-            # mode, with explicit transactions in ``_transaction``.
-            conn = sqlite3.connect(db_path, check_same_thread=False, isolation_level=None)
-            if db_path != ":memory:":
-                conn.execute("PRAGMA journal_mode=WAL")
-                conn.execute("PRAGMA synchronous=NORMAL")
-            conn.executescript(SCHEMA)
-        except sqlite3.DatabaseError as exc:
+            # One connection shared by all threads, always used under ``_db_lock``.
+            return connect(db_path, SCHEMA, shared=True)
+        except (OSError, sqlite3.DatabaseError) as exc:
             raise ServiceConfigError(
                 f"cannot use {db_path} as the server's database: {exc}"
             ) from exc
-        conn.row_factory = sqlite3.Row
-        return conn
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
-        with self._db_lock:
-            self._conn.execute("BEGIN IMMEDIATE")
-            try:
-                yield self._conn
-            except BaseException:
-                self._conn.execute("ROLLBACK")
-                raise
-            self._conn.execute("COMMIT")
+        with self._db_lock, transaction(self._conn) as conn:
+            yield conn
 
     def _query(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
         with self._db_lock:
@@ -327,19 +306,9 @@ class CourseService:
         if self.bot == "minimax":
             self._bot_move(Board())
 
-    def _ends(self, board: Board) -> str | None:
-        """How the game ends with the move that made ``board``: "win", "draw" or None.
-
-        The course environment checks for a full board before it checks for four in a row, so
-        a last disc that also connects four is a draw there (``full_board_win_is_draw``).
-        """
-        if board.is_full() and self.full_board_win_is_draw:
-            return "draw"
-        if board.last_mover_won():
-            return "win"
-        if board.is_full():
-            return "draw"
-        return None
+    def _ends(self, board: Board) -> float:
+        """The result of the move that made ``board`` for its mover (``last_move_result``)."""
+        return last_move_result(board, full_board_win_is_draw=self.full_board_win_is_draw)
 
     # --- bookkeeping --------------------------------------------------------------------------
 
@@ -367,7 +336,7 @@ class CourseService:
             (won, lost, lost, lost, result, player),
         )
 
-    def _running_game(self, player: str) -> GameRecord | None:
+    def _running_game(self, player: str) -> StoredGame | None:
         rows = self._query(
             "SELECT * FROM games WHERE player = ? AND outcome = ?", (player, RUNNING)
         )
@@ -380,23 +349,24 @@ class CourseService:
 
         Raises ``RequestError`` for out-of-range fields (the app answers HTTP 422).
         """
+        # The time limit counts from arrival, not from when the player's lock is free.
+        arrived = self._clock()
         player = player_key(stil_ids)
         check_move(move)
         if api_key != self.api_key:
-            return _error_reply(MSG_BAD_KEY)
+            return _error_reply(MSG_WRONG_KEY)
         with self._player_lock(player):
-            arrived = self._clock()
             game = self._running_game(player)
-            if move == -1:
+            if move == NEW_GAME:
                 return self._new_game(player, game)
             if game is None:
                 return _error_reply("No game is running: send move -1 to start a new game.")
             return self._play(game, move, arrived)
 
-    def _new_game(self, player: str, running: GameRecord | None) -> Reply:
+    def _new_game(self, player: str, running: StoredGame | None) -> Reply:
         first = self.first if self.first != "random" else self._choice(("student", "bot"))
         board = Board()
-        botmove = -1
+        botmove = NO_MOVE
         if first == "bot":
             botmove = self._bot_move(board)
             board = board.play_unchecked(botmove)
@@ -421,7 +391,7 @@ class CourseService:
         self._last_reply[game_id] = self._clock()
         return reply
 
-    def _play(self, game: GameRecord, col: int, arrived: float) -> Reply:
+    def _play(self, game: StoredGame, col: int, arrived: float) -> Reply:
         board = game.board  # the stored moves were legal when stored; only their order is checked
         if board.is_over() or board.first_player_to_move != (game.first == "student"):
             raise CorruptRecord(f"game {game.id} of {game.player}: not the student's turn")
@@ -441,8 +411,8 @@ class CourseService:
         board = board.play_unchecked(col)
         moves = game.moves + str(col)
         ending = self._ends(board)
-        if ending is not None:
-            if ending == "win":
+        if ending != RESULT_RUNNING:
+            if ending == WIN:
                 result, outcome, msg = WIN, WON, "You won!"
             elif board.last_mover_won():
                 result, outcome, msg = DRAW, DRAWN, (
@@ -451,14 +421,14 @@ class CourseService:
             else:
                 result, outcome, msg = DRAW, DRAWN, "Draw: the board is full."
             self._end(game, moves, outcome, result, msg)
-            return {"status": True, "msg": msg, "result": _result_json(result), "botmove": -1,
+            return {"status": True, "msg": msg, "result": _result_json(result), "botmove": NO_MOVE,
                     "state": course_grid(board, game.first)}
         botmove = self._bot_move(board)
         board = board.play_unchecked(botmove)
         moves += str(botmove)
         ending = self._ends(board)
         state = course_grid(board, game.first)
-        if ending is None:
+        if ending == RESULT_RUNNING:
             with self._transaction() as conn:
                 conn.execute("UPDATE games SET moves = ? WHERE id = ? AND outcome = ?",
                              (moves, game.id, RUNNING))
@@ -466,7 +436,7 @@ class CourseService:
                      "botmove": botmove, "state": state}
             self._last_reply[game.id] = self._clock()
             return reply
-        if ending == "win":
+        if ending == WIN:
             result, outcome, msg = LOSS, LOST, f"The bot played column {botmove} and won."
         elif board.last_mover_won():
             result, outcome, msg = DRAW, DRAWN, (
@@ -479,7 +449,7 @@ class CourseService:
         return {"status": True, "msg": msg, "result": _result_json(result), "botmove": botmove,
                 "state": state}
 
-    def _end(self, game: GameRecord, moves: str, outcome: str, result: float, note: str) -> None:
+    def _end(self, game: StoredGame, moves: str, outcome: str, result: float, note: str) -> None:
         with self._transaction() as conn:
             self._finish(conn, game.id, game.player, moves, outcome, result, note)
         self._last_reply.pop(game.id, None)
@@ -488,7 +458,7 @@ class CourseService:
         """``POST stats``: the stats dict (its ``status`` is null, as on the course server)."""
         player = player_key(stil_ids)
         if api_key != self.api_key:
-            return {"msg": MSG_BAD_KEY, "status": False, "stil_id": player}
+            return {"msg": MSG_WRONG_KEY, "status": False, "stil_id": player}
         s = self.player_stats(player)
         return {"msg": None, "status": None, "stil_id": player, "played": s.played,
                 "won": s.won, "lost": s.lost, "streak": s.streak, "streak_max": s.streak_max,
@@ -515,7 +485,7 @@ class CourseService:
         )
         return [_stats(row) for row in rows]
 
-    def recent_games(self, player: str, limit: int = 10) -> list[GameRecord]:
+    def recent_games(self, player: str, limit: int = 10) -> list[StoredGame]:
         """The player's latest games, newest first (a running game included)."""
         rows = self._query(
             "SELECT * FROM games WHERE player = ? ORDER BY id DESC LIMIT ?", (player, limit)
@@ -528,24 +498,19 @@ def _stats(row: sqlite3.Row) -> PlayerStats:
                        int(row["streak"]), int(row["streak_max"]), float(row["total_reward"]))
 
 
-def _record(row: sqlite3.Row) -> GameRecord:
-    return GameRecord(int(row["id"]), row["player"], row["first"], row["moves"], row["outcome"],
+def _record(row: sqlite3.Row) -> StoredGame:
+    return StoredGame(int(row["id"]), row["player"], row["first"], row["moves"], row["outcome"],
                       row["result"], row["note"], float(row["started"]), row["finished"])
 
 
 __all__ = [
-    "BOTS",
-    "FIRST_CHOICES",
     "MAX_IDS",
-    "MAX_ID_LENGTH",
-    "MSG_BAD_KEY",
-    "MSG_IMPOSSIBLE",
     "CorruptRecord",
     "CourseService",
-    "GameRecord",
     "PlayerStats",
     "RequestError",
     "ServiceConfigError",
+    "StoredGame",
     "check_move",
     "course_grid",
     "player_key",

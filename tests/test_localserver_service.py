@@ -15,10 +15,9 @@ from pathlib import Path
 import pytest
 
 from board import Board
+from client.protocol import MSG_IMPOSSIBLE, MSG_WRONG_KEY
 from localserver.service import (
     MAX_IDS,
-    MSG_BAD_KEY,
-    MSG_IMPOSSIBLE,
     CorruptRecord,
     CourseService,
     RequestError,
@@ -232,9 +231,9 @@ def test_wrong_key_changes_nothing() -> None:
     service = make_service()
     for move in (-1, 3):
         reply = service.move(["k"], move, "wrong")
-        assert reply == {"status": False, "msg": MSG_BAD_KEY, "result": 0, "botmove": -1,
+        assert reply == {"status": False, "msg": MSG_WRONG_KEY, "result": 0, "botmove": -1,
                          "state": None}
-    assert service.stats(["k"], "wrong") == {"msg": MSG_BAD_KEY, "status": False, "stil_id": "k"}
+    assert service.stats(["k"], "wrong") == {"msg": MSG_WRONG_KEY, "status": False, "stil_id": "k"}
     assert service.recent_games("k") == []
 
 
@@ -328,3 +327,46 @@ def test_a_database_that_is_not_sqlite_is_a_config_error(tmp_path: Path) -> None
     bogus.write_text("this is not a database, " * 100)
     with pytest.raises(ServiceConfigError, match="database"):
         make_service(str(bogus))
+
+
+def test_the_bot_picks_at_random_among_its_equally_good_moves() -> None:
+    from search.bot import move_values
+
+    values = move_values(Board(), 4)
+    best = {col for col, value in values.items() if value == max(values.values())}
+    assert len(best) > 1  # at depth 4 the empty board has several best columns
+    service = make_service(first="bot", bot_depth=4, rng=random.Random(3))
+    chosen = [service.move(["tie"], -1, KEY)["botmove"] for _ in range(30)]
+    assert set(chosen) == best  # never a worse column, and every best one in turn
+
+
+def test_the_time_limit_counts_from_arrival_not_from_the_end_of_the_wait() -> None:
+    """A move that waited for its player's lock (another request of the same player being
+    served) arrived in time: the wait is the server's, not the student's."""
+    import threading
+
+    clock = FakeClock()
+    reads = threading.Event()
+
+    def watched_clock() -> float:
+        reads.set()
+        return clock()
+
+    service = make_service(first="student", time_limit=5.0, clock=watched_clock)
+    service.move(["w"], -1, KEY)
+    replies: list[dict] = []
+    lock = service._player_lock("w")  # as if another request of "w" were being served
+    with lock:
+        reads.clear()
+        clock.now += 1.0
+        worker = threading.Thread(target=lambda: replies.append(service.move(["w"], 3, KEY)))
+        worker.start()
+        reads.wait(2.0)  # the move has arrived and read the clock (at once, with the fix)
+        clock.now += 10.0  # the other request takes long
+    worker.join(10)
+    assert replies and replies[0]["status"] is True and replies[0]["result"] == 0
+
+
+def test_a_bad_setting_names_its_key() -> None:
+    with pytest.raises(ServiceConfigError, match=r"local_server.bot_depth: must be an integer 1-12"):
+        make_service(bot_depth=0)
