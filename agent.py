@@ -108,7 +108,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("tournament", help="matches between agents, with tables and plots")
     p.add_argument("--players", required=True, metavar="A,B[,C...]",
-                   help="player specs: ours[:SECONDS], bot[:DEPTH], random, seed")
+                   help="player specs: ours[:SECONDS][:HEURISTIC][:search|:dN], bot[:DEPTH], "
+                        "random, seed")
     p.add_argument("--games", type=int, default=10, metavar="N", help="games per pairing")
     p.add_argument("--time", type=float, default=None, metavar="S",
                    help="seconds per move of an `ours` given without one (default: the config)")

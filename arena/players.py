@@ -3,12 +3,18 @@
 A player is anything with a ``name``, ``new_game()`` and ``choose(board) -> column``.  Specs
 name them on the command line:
 
-- ``ours[:SECONDS]``: our engine (book, solver, search) with that time per move;
+- ``ours[:OPTION...]``: our engine (book, solver, search), the shipped one (``build_engine``).
+  Options, in any order, each at most once: SECONDS (a number: the time per move), a heuristic
+  name (``windows5000``, ``threats``: the search's evaluation), ``search`` (no book and no
+  solver: the heuristic search alone, to compare heuristics fairly) and ``dN`` (the search cut
+  at depth N, 1-42; implies ``search``).  ``ours:0.5:threats:search``, ``ours:1:d8``;
 - ``bot[:DEPTH]``: the course server's bot, alpha-beta cut at DEPTH plies (default 3), random ties;
 - ``random``: a uniformly random legal move;
 - ``seed``: the seed assignment's player: alpha-beta at a fixed depth of 5 with ``windows5000``,
   no iterative deepening, the first best column in left-to-right order;
 - ``human``: a person at the terminal (``arena.human``).
+
+The options are separated by ``:``, never by ``,``, so a list of specs splits on commas.
 """
 
 from __future__ import annotations
@@ -18,17 +24,38 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Protocol
 
 from board import Board
+from heuristics import HEURISTICS
 from search.bot import DEFAULT_BOT_DEPTH, bot_move, move_values, random_move
-from settings import AgentSettings
+from settings import AgentSettings, SolverSettings
 
 if TYPE_CHECKING:
-    from engine import Decision
+    from engine import Decision, Engine
 
 SEED_DEPTH = 5
+MAX_DEPTH = 42  # plies: a search or a bot never needs to look further than the board holds
+MAX_SECONDS = 60.0
+SECONDS_RANGE = f"a number of seconds in (0, {MAX_SECONDS:g}]"
+SEARCH_ONLY = "search"
 
 
 class PlayerSpecError(ValueError):
     """A player spec that does not name a known player or has a bad parameter."""
+
+
+def check_seconds(value: float, where: str) -> float:
+    """``value`` if it is a time per move the arena accepts; else ``PlayerSpecError`` naming
+    ``where`` (``--time``, a spec...)."""
+    if not 0 < value <= MAX_SECONDS:  # also rejects nan
+        raise PlayerSpecError(f"{where} must be {SECONDS_RANGE}, not {value:g}")
+    return value
+
+
+def _small_int(text: str) -> int | None:
+    """``text`` as an integer if it is 1-2 ASCII digits, else None (``int('²')`` would raise,
+    and ``int()`` of thousands of digits is refused by Python itself)."""
+    if text.isascii() and text.isdigit() and len(text) <= 2:
+        return int(text)
+    return None
 
 
 class Player(Protocol):
@@ -38,6 +65,57 @@ class Player(Protocol):
     def new_game(self) -> None: ...
 
     def choose(self, board: Board) -> int: ...
+
+
+@dataclass(frozen=True)
+class PlayerSpec:
+    """A checked player spec: what to build, without building it yet.
+
+    ``kind`` is ``ours``, ``bot``, ``random``, ``seed`` or ``human``; ``depth`` is the bot's
+    depth.  For ``ours``: ``seconds`` the time per move (None: the configured one),
+    ``heuristic`` the search's evaluation (None: the configured one), ``search_only`` without
+    book and solver, ``max_depth`` the search's depth limit (None: as deep as time allows).
+    Building an ``ours`` player loads and warms up the engine, so the arena checks specs in
+    the parent process and builds the players in its workers.
+    """
+
+    kind: str
+    depth: int = DEFAULT_BOT_DEPTH
+    seconds: float | None = None
+    heuristic: str | None = None
+    search_only: bool = False
+    max_depth: int | None = None
+
+    @property
+    def label(self) -> str:
+        """The player's name in tables: ``bot:3``, ``ours:0.5:threats:search``, ``random``...
+
+        The one place names are made: players built from a spec are called by its label.
+        """
+        if self.kind == "bot":
+            return f"bot:{self.depth}"
+        if self.kind != "ours":
+            return self.kind
+        parts = ["ours"]
+        if self.seconds is not None:
+            parts.append(f"{self.seconds:g}")
+        if self.heuristic is not None:
+            parts.append(self.heuristic)
+        if self.max_depth is not None:
+            parts.append(f"d{self.max_depth}")
+        elif self.search_only:
+            parts.append(SEARCH_ONLY)
+        return ":".join(parts)
+
+    def agent_settings(self, agent: AgentSettings) -> AgentSettings:
+        """``agent`` (the configured settings) with this ``ours`` spec's options applied."""
+        return replace(
+            agent,
+            seconds_per_move=agent.seconds_per_move if self.seconds is None else self.seconds,
+            heuristic=self.heuristic or agent.heuristic,
+            use_book=agent.use_book and not self.search_only,
+            use_solver=agent.use_solver and not self.search_only,
+        )
 
 
 @dataclass
@@ -59,7 +137,7 @@ class BotPlayer:
 
     @property
     def name(self) -> str:
-        return f"bot:{self.depth}"
+        return PlayerSpec("bot", depth=self.depth).label
 
     def new_game(self) -> None:
         pass
@@ -81,51 +159,83 @@ class SeedPlayer:
         return min(col for col, value in values.items() if value == best)
 
 
+def build_engine(agent: AgentSettings, solver: SolverSettings) -> Engine:
+    """The shipped engine for the ``[agent]`` and ``[solver]`` settings, warmed up.
+
+    Both are required, so no caller can build an engine without the solver's settings (the
+    opening book's path, the solver's table and share of the budget).
+    """
+    from engine import Engine  # loads the compiled search only when an engine is built
+
+    engine = Engine(agent, solver=solver)
+    engine.warm_up()
+    return engine
+
+
 class OursPlayer:
-    """Our engine; ``last`` keeps the decision of the latest move (for timing and depth figures)."""
+    """Our engine; ``last`` keeps the decision of the latest move (for timing and depth figures).
 
-    def __init__(self, settings: AgentSettings) -> None:
-        from engine import Engine  # loads the compiled search only when this player is used
+    ``max_depth`` cuts the search at that depth (the engine then skips book and solver).
+    """
 
-        self.settings = settings
-        self.engine = Engine(settings)
-        self.engine.warm_up()
+    def __init__(self, agent: AgentSettings, solver: SolverSettings | None = None, *,
+                 max_depth: int | None = None, name: str | None = None) -> None:
+        self.settings = agent
+        self.max_depth = max_depth
+        self.engine = build_engine(agent, solver or SolverSettings())
         self.last: Decision | None = None
-        self.name = f"ours:{settings.seconds_per_move:g}"
+        self.name = name or PlayerSpec("ours", seconds=agent.seconds_per_move).label
 
     def new_game(self) -> None:
         self.engine.new_game()
 
     def choose(self, board: Board) -> int:
-        self.last = self.engine.choose(board)
+        self.last = self.engine.choose(board, max_depth=self.max_depth)
         return self.last.column
 
 
-@dataclass(frozen=True)
-class PlayerSpec:
-    """A checked player spec: what to build, without building it yet.
-
-    ``kind`` is ``ours``, ``bot``, ``random``, ``seed`` or ``human``; ``depth`` is the bot's
-    depth, ``seconds`` the time per move of ``ours`` (None: the configured one).  Building an
-    ``ours`` player loads and warms up the engine, so the arena checks specs in the parent
-    process and builds the players in its workers.
-    """
-
-    kind: str
-    depth: int = DEFAULT_BOT_DEPTH
-    seconds: float | None = None
-
-    @property
-    def label(self) -> str:
-        """The player's name in tables: ``bot:3``, ``ours:0.5``, ``random``..."""
-        if self.kind == "bot":
-            return f"bot:{self.depth}"
-        if self.kind == "ours" and self.seconds is not None:
-            return f"ours:{self.seconds:g}"
-        return self.kind
+SPEC_HELP = "ours[:SECONDS][:HEURISTIC][:search|:dN], bot[:DEPTH], random, seed or human"
+OURS_OPTIONS = (f"SECONDS (a number), a heuristic ({', '.join(HEURISTICS)}), "
+                f"'{SEARCH_ONLY}' or dN (a search depth 1-{MAX_DEPTH})")
 
 
-SPEC_HELP = "ours[:SECONDS], bot[:DEPTH], random, seed or human"
+def _parse_ours(spec: str, options: list[str], seconds: float | None) -> PlayerSpec:
+    given: set[str] = set()
+    heuristic: str | None = None
+    search_only = False
+    max_depth: int | None = None
+    time: float | None = None
+
+    def once(what: str, option: str) -> None:
+        if what in given:
+            raise PlayerSpecError(f"player {spec!r}: {option!r} gives the {what} a second time")
+        given.add(what)
+
+    for raw in options:
+        option = raw.strip().lower()
+        if option in HEURISTICS:
+            once("heuristic", raw)
+            heuristic = option
+        elif option == SEARCH_ONLY:
+            once(SEARCH_ONLY, raw)
+            search_only = True
+        elif option[:1] == "d" and option[1:].isascii() and option[1:].isdigit():
+            once("depth", raw)
+            max_depth = _small_int(option[1:])
+            if max_depth is None or not 1 <= max_depth <= MAX_DEPTH:
+                raise PlayerSpecError(f"player {spec!r}: the search depth must be 1-{MAX_DEPTH}")
+        else:
+            try:
+                value = float(option)
+            except ValueError:
+                raise PlayerSpecError(f"player {spec!r}: {raw!r} is not an option of ours; "
+                                      f"expected {OURS_OPTIONS}") from None
+            once("time", raw)
+            time = check_seconds(value, f"player {spec!r}: the time")
+    if time is None and seconds is not None:
+        time = check_seconds(seconds, f"player {spec!r}: the time")
+    return PlayerSpec("ours", seconds=time, heuristic=heuristic,
+                      search_only=search_only or max_depth is not None, max_depth=max_depth)
 
 
 def parse_spec(spec: str, *, seconds: float | None = None) -> PlayerSpec:
@@ -133,28 +243,25 @@ def parse_spec(spec: str, *, seconds: float | None = None) -> PlayerSpec:
 
     Raises ``PlayerSpecError`` naming the bad spec.
     """
-    name, _, param = spec.strip().partition(":")
+    name, *params = spec.strip().split(":")
     name = name.lower()
     if name in ("random", "seed", "human"):
-        if param:
+        if params:
             raise PlayerSpecError(f"player {spec!r}: {name} takes no parameter")
         return PlayerSpec(name)
     if name == "bot":
+        if len(params) > 1:
+            raise PlayerSpecError(f"player {spec!r}: bot takes one parameter, its depth")
         depth = DEFAULT_BOT_DEPTH
-        if param:
-            if not param.isdigit() or not 1 <= int(param) <= 42:
-                raise PlayerSpecError(f"player {spec!r}: bot depth must be an integer 1-42")
-            depth = int(param)
+        if params:
+            value = _small_int(params[0].strip())
+            if value is None or not 1 <= value <= MAX_DEPTH:
+                raise PlayerSpecError(
+                    f"player {spec!r}: bot depth must be an integer 1-{MAX_DEPTH}")
+            depth = value
         return PlayerSpec("bot", depth=depth)
     if name == "ours":
-        if param:
-            try:
-                seconds = float(param)
-            except ValueError:
-                raise PlayerSpecError(f"player {spec!r}: seconds must be a number") from None
-        if seconds is not None and not 0 < seconds <= 60:  # also rejects nan
-            raise PlayerSpecError(f"player {spec!r}: seconds must be in (0, 60]")
-        return PlayerSpec("ours", seconds=seconds)
+        return _parse_ours(spec, params, seconds)
     raise PlayerSpecError(f"unknown player {spec!r}: expected {SPEC_HELP}")
 
 
@@ -163,8 +270,14 @@ def build_player(
     *,
     rng: random.Random | None = None,
     agent: AgentSettings | None = None,
+    solver: SolverSettings | None = None,
 ) -> Player:
-    """The player a checked spec names; ``rng`` drives the random choices of bot and random."""
+    """The player a checked spec names, called by the spec's label.
+
+    ``rng`` drives the random choices of bot and random; ``agent`` and ``solver`` are the
+    configured ``[agent]`` and ``[solver]`` settings our engine starts from (default: the
+    built-in defaults), the spec's options applied on top.
+    """
     rng = rng or random.Random()
     if spec.kind == "random":
         return RandomPlayer(rng)
@@ -176,10 +289,9 @@ def build_player(
         from arena.human import HumanPlayer  # the terminal player lives with its rendering
 
         return HumanPlayer()
-    settings = agent or AgentSettings()
-    if spec.seconds is not None:
-        settings = replace(settings, seconds_per_move=spec.seconds)
-    return OursPlayer(settings)
+    settings = spec.agent_settings(agent or AgentSettings())
+    named = replace(spec, seconds=settings.seconds_per_move)
+    return OursPlayer(settings, solver, max_depth=spec.max_depth, name=named.label)
 
 
 def parse_player(
@@ -188,9 +300,10 @@ def parse_player(
     seconds: float | None = None,
     rng: random.Random | None = None,
     agent: AgentSettings | None = None,
+    solver: SolverSettings | None = None,
 ) -> Player:
     """The player a spec names; ``seconds`` is the default time of ``ours``.
 
     Raises ``PlayerSpecError`` naming the bad spec.
     """
-    return build_player(parse_spec(spec, seconds=seconds), rng=rng, agent=agent)
+    return build_player(parse_spec(spec, seconds=seconds), rng=rng, agent=agent, solver=solver)
