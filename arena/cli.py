@@ -14,38 +14,44 @@ from typing import TextIO
 
 from arena.human import HumanPlayer, disc, render_board, use_colour
 from arena.match import FOUR, GameAbandoned, GameRecord, MoveRecord, play_game
-from arena.players import OursPlayer, PlayerSpecError, parse_spec
+from arena.players import OursPlayer, PlayerSpecError, check_seconds, parse_spec
 from arena.progress import ProgressBar
 from arena.report import text_report, write_report
 from arena.results import summarize
-from arena.tournament import ArenaError, GameOutcome, default_workers, make_plan, run_tournament
+from arena.tournament import (
+    ArenaError,
+    GameOutcome,
+    make_plan,
+    run_tournament,
+    uneven_starts_warning,
+    worker_count,
+)
 from board import Board, moves_to_string
-from settings import AgentSettings, load_settings
+from settings import AgentSettings, SolverSettings, load_settings
 
 USER_ERRORS = (PlayerSpecError, ArenaError)
 
 
-def _check_seconds(value: float | None, flag: str = "--time") -> None:
-    if value is not None and not 0 < value <= 60:  # also rejects nan
-        raise ArenaError(f"{flag} must be a number of seconds in (0, 60], not {value}")
+def _check_time(value: float | None) -> None:
+    if value is not None:
+        check_seconds(value, "--time")
 
 
 # --- tournament -----------------------------------------------------------------------------
 
 def tournament_command(args: argparse.Namespace) -> int:
-    agent = load_settings(args.config).agent
-    _check_seconds(args.time)
+    settings = load_settings(args.config)
+    _check_time(args.time)
     specs = [parse_spec(part, seconds=args.time) for part in args.players.split(",")
              if part.strip()]
-    plan = make_plan(specs, args.games, args.seed, agent)
-    workers = default_workers() if args.workers is None else args.workers
-    if workers < 1:
-        raise ArenaError(f"--workers must be at least 1, not {workers}")
+    plan = make_plan(specs, args.games, args.seed, settings.agent, settings.solver)
+    workers = worker_count(plan, args.workers)
     out_dir = _check_out_dir(args.out)
 
-    total = plan.games * len(plan.pairings)
-    workers = min(workers, total)
-    bar = ProgressBar(total, sys.stderr)
+    warning = uneven_starts_warning(plan.games)
+    if warning:
+        print(warning, file=sys.stderr)
+    bar = ProgressBar(plan.total_games, sys.stderr)
     bar.update(0)
 
     def progress(done: int, _total: int, _outcome: GameOutcome) -> None:
@@ -101,18 +107,20 @@ def _command_line(args: argparse.Namespace, seed: int) -> str:
 # --- play -----------------------------------------------------------------------------------
 
 def play_command(args: argparse.Namespace) -> int:
-    agent = load_settings(args.config).agent
-    _check_seconds(args.time)
+    settings = load_settings(args.config)
+    _check_time(args.time)
+    agent = settings.agent
     if args.time is not None:
         agent = replace(agent, seconds_per_move=args.time)
     return play_terminal(agent, human_first=args.first == "me", stdin=sys.stdin,
-                         stdout=sys.stdout)
+                         stdout=sys.stdout, solver=settings.solver)
 
 
 def play_terminal(agent: AgentSettings, *, human_first: bool, stdin: TextIO, stdout: TextIO,
-                  colour: bool | None = None) -> int:
+                  colour: bool | None = None, solver: SolverSettings | None = None) -> int:
     """One game of a person against our agent in the terminal.
 
+    ``agent`` and ``solver`` configure the engine (``solver`` None: the built-in defaults).
     Returns 0 when the game ends or the person quits (``q`` or end of input), 130 on Ctrl-C.
     """
     colour = use_colour(stdout) if colour is None else colour
@@ -122,7 +130,7 @@ def play_terminal(agent: AgentSettings, *, human_first: bool, stdin: TextIO, std
         stdout.flush()
 
     say("Loading the agent (the very first run compiles the search, which takes a while)...")
-    ours = OursPlayer(agent)
+    ours = OursPlayer(agent, solver)
     human = HumanPlayer(stdin, stdout, colour)
     you, it = disc(human_first, colour), disc(not human_first, colour)
     say(f"You play {you}, the agent plays {it} with {agent.seconds_per_move:g} s per move. "

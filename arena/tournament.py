@@ -1,15 +1,24 @@
 """Round-robin tournaments: every pairing plays N games, run in worker processes.
 
-The plan is fixed before any game runs: for each pairing and game number, who starts and the
-seed of each player's random choices, all derived from the tournament seed by hashing.  A
-worker reseeds its players from the task it is given, so the games (and the tables) do not
-depend on how many workers there are or which worker plays which game.  Our engine's choices
-also depend on the clock (how deep it gets in its time), so games involving ``ours`` repeat
-only as far as its timing does.
+The plan is fixed before any game runs: for each pairing and game number, who starts, the
+seed of each player's random choices and (optionally) a random opening, all derived from the
+tournament seed by hashing.  A worker reseeds its players from the task it is given, so the
+games (and the tables) do not depend on how many workers there are or which worker plays
+which game, as long as no player is ``ours``.  Our engine's choices also depend on:
 
-Each worker builds every player once (our engine loads its compiled code, cached on disk, and
-warms up), then plays the games it is handed.  Workers are started with ``spawn`` on every
-platform, so the behaviour on Linux is the behaviour students on macOS and Windows get.
+- the clock: how deep it gets in its time;
+- the worker's history: each worker keeps one engine per ``ours`` player for all the games it
+  plays, and the exact solver's table (true bounds, kept between games) holds what earlier
+  games taught it, so the same position can be solved in time in one worker and not in
+  another.  (The search's table is emptied at each new game.)
+
+So games involving ``ours`` repeat only as far as its timing and the order of games do.
+
+A worker builds a player when it first plays a game with it (our engine loads its compiled
+code, cached on disk, reads the book, allocates its tables (about 128 MiB with the default
+``[solver] table_bits``) and warms up), then keeps it.  Workers are started with ``spawn`` on
+every platform, so the behaviour on Linux is the behaviour students on macOS and Windows get.
+Workers ignore Ctrl-C: the parent process alone handles it, stops them and reports.
 """
 
 from __future__ import annotations
@@ -18,15 +27,22 @@ import hashlib
 import multiprocessing
 import os
 import random
+import signal
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from dataclasses import dataclass, replace
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
 
 from arena.match import GameRecord, play_game
 from arena.players import Player, PlayerSpec, build_player
 from board import Board
-from settings import AgentSettings
+from search.bot import random_move
+from settings import AgentSettings, SolverSettings
+
+# Random opening moves are at most this many plies: enough to vary the games, far too few to
+# decide one (and an even number, so the first player of the game keeps the first colour).
+MAX_OPENING_PLIES = 10
 
 
 class ArenaError(ValueError):
@@ -35,23 +51,38 @@ class ArenaError(ValueError):
 
 @dataclass(frozen=True)
 class TournamentPlan:
-    """What to play: the players (checked specs and their table names), N games per pairing."""
+    """What to play: the players (checked specs and their table names), N games per pairing.
+
+    ``agent`` and ``solver`` are the configured settings our engine starts from;
+    ``opening_plies`` random moves open each pair of games (the same opening with each
+    starter), 0 for games from the empty board.
+    """
 
     specs: tuple[PlayerSpec, ...]
     labels: tuple[str, ...]
     games: int
     seed: int
-    agent: AgentSettings
+    agent: AgentSettings = field(default_factory=AgentSettings)
+    solver: SolverSettings = field(default_factory=SolverSettings)
+    opening_plies: int = 0
 
     @property
     def pairings(self) -> list[tuple[int, int]]:
         n = len(self.specs)
         return [(a, b) for a in range(n) for b in range(a + 1, n)]
 
+    @property
+    def total_games(self) -> int:
+        return self.games * len(self.pairings)
+
 
 @dataclass(frozen=True)
 class GameTask:
-    """One game of the plan: players ``a`` < ``b`` (indices), who starts, the players' seeds."""
+    """One game of the plan: players ``a`` < ``b`` (indices), who starts, the players' seeds.
+
+    ``opening`` holds the 0-based columns played before the players take over (the first
+    player of the game then moves, with the first colour).
+    """
 
     index: int
     pairing: int
@@ -60,6 +91,7 @@ class GameTask:
     game: int
     first: int
     seeds: tuple[int, int]  # of the first and the second player
+    opening: tuple[int, ...] = ()
 
     @property
     def second(self) -> int:
@@ -77,6 +109,9 @@ def make_plan(
     games: int,
     seed: int | None = None,
     agent: AgentSettings | None = None,
+    solver: SolverSettings | None = None,
+    *,
+    opening_plies: int = 0,
 ) -> TournamentPlan:
     """Check the request and name the players (a repeated spec gets ``#2``, ``#3``...)."""
     if len(specs) < 2:
@@ -85,6 +120,9 @@ def make_plan(
         raise ArenaError("player 'human' cannot play in a tournament: use `agent.py play`")
     if games < 1:
         raise ArenaError(f"--games must be at least 1, not {games}")
+    if opening_plies % 2 or not 0 <= opening_plies <= MAX_OPENING_PLIES:
+        raise ArenaError(f"opening plies must be an even number 0-{MAX_OPENING_PLIES}, "
+                         f"not {opening_plies}")
     if seed is None:
         seed = random.SystemRandom().randrange(2**31)
     agent = agent or AgentSettings()
@@ -98,7 +136,22 @@ def make_plan(
         seen[spec.label] += 1
         repeated = totals[spec.label] > 1
         labels.append(f"{spec.label}#{seen[spec.label]}" if repeated else spec.label)
-    return TournamentPlan(tuple(specs), tuple(labels), games, seed, agent)
+    return TournamentPlan(tuple(specs), tuple(labels), games, seed, agent,
+                          solver or SolverSettings(), opening_plies)
+
+
+def starts(games: int) -> tuple[int, int]:
+    """How many of a pairing's ``games`` the earlier- and the later-listed player start."""
+    return (games + 1) // 2, games // 2
+
+
+def uneven_starts_warning(games: int) -> str | None:
+    """A warning for an odd number of games per pairing (the starts cannot be split evenly)."""
+    if games % 2 == 0:
+        return None
+    first, second = starts(games)
+    return (f"warning: --games {games} is odd: in each pairing the earlier-listed player starts "
+            f"{first} games, the other {second}; use an even number for a fair split")
 
 
 def derive_seed(seed: int, *parts: int) -> int:
@@ -107,11 +160,27 @@ def derive_seed(seed: int, *parts: int) -> int:
     return int.from_bytes(hashlib.sha256(text).digest()[:8], "big")
 
 
+# derive_seed part marking a game pair's opening (player indices are never negative)
+_OPENING = -1
+
+
+def random_opening(rng: random.Random, plies: int) -> tuple[int, ...]:
+    """``plies`` uniformly random legal columns from the empty board (0-based)."""
+    board = Board()
+    columns = []
+    for _ in range(plies):
+        column = random_move(board, rng)
+        columns.append(column)
+        board = board.play_unchecked(column)
+    return tuple(columns)
+
+
 def plan_tasks(plan: TournamentPlan) -> list[GameTask]:
     """Every game of the plan, interleaved across pairings so partial progress covers them all.
 
     Within a pairing the starter alternates, the earlier-listed player starting the even
-    games, so an even N gives each side N/2 starts.
+    games, so an even N gives each side N/2 starts.  With ``opening_plies``, games 2k and
+    2k + 1 of a pairing share one random opening, each player starting from it once.
     """
     tasks: list[GameTask] = []
     for game in range(plan.games):
@@ -119,39 +188,69 @@ def plan_tasks(plan: TournamentPlan) -> list[GameTask]:
             first, second = (a, b) if game % 2 == 0 else (b, a)
             seeds = (derive_seed(plan.seed, number, game, first),
                      derive_seed(plan.seed, number, game, second))
-            tasks.append(GameTask(len(tasks), number, a, b, game, first, seeds))
+            opening: tuple[int, ...] = ()
+            if plan.opening_plies:
+                rng = random.Random(derive_seed(plan.seed, number, game // 2, _OPENING))
+                opening = random_opening(rng, plan.opening_plies)
+            tasks.append(GameTask(len(tasks), number, a, b, game, first, seeds, opening))
     return tasks
 
 
 # --- the worker side --------------------------------------------------------------------------
 
-# Per worker process: every player of the tournament, with the random generator it draws from.
-_players: list[tuple[Player, random.Random]] = []
-_labels: tuple[str, ...] = ()
+@dataclass
+class _Roster:
+    """Per worker process: the tournament's specs, and each player once it has been built."""
+
+    specs: tuple[PlayerSpec, ...] = ()
+    labels: tuple[str, ...] = ()
+    agent: AgentSettings = field(default_factory=AgentSettings)
+    solver: SolverSettings = field(default_factory=SolverSettings)
+    built: dict[int, tuple[Player, random.Random]] = field(default_factory=dict)
+
+    def player(self, index: int) -> tuple[Player, random.Random]:
+        """Player ``index`` with the generator it draws from, built on first use.
+
+        Built lazily, so a worker holds only the players of the games it has played (an
+        ``ours`` is about 128 MiB).  The build happens before the game's clock starts.
+        """
+        if index not in self.built:
+            spec = self.specs[index]
+            rng = random.Random()
+            player = build_player(spec, rng=rng, agent=self.agent, solver=self.solver)
+            if spec.kind != "ours":  # ours warms up when it is built
+                # The first call loads the compiled search from the disk cache (a few tenths
+                # of a second): done here, so that it does not count as the time of a move.
+                player.choose(Board.from_moves("44"))
+            self.built[index] = (player, rng)
+        return self.built[index]
 
 
-def _init_worker(specs: tuple[PlayerSpec, ...], labels: tuple[str, ...],
-                 agent: AgentSettings) -> None:
-    global _labels
-    _players.clear()
-    for spec in specs:
-        rng = random.Random()
-        player = build_player(spec, rng=rng, agent=agent)
-        if spec.kind != "ours":  # ours warms up when it is built
-            # The first call loads the compiled search from the disk cache (a few tenths of a
-            # second): done here, so that it does not count as the time of a move.
-            player.choose(Board.from_moves("44"))
-        _players.append((player, rng))
-    _labels = labels
+_roster = _Roster()
+
+
+def _init_worker(plan: TournamentPlan, in_pool: bool = True) -> None:
+    global _roster
+    if in_pool:
+        # Ctrl-C reaches every process of the terminal's process group: the parent handles it
+        # and stops the workers, which would otherwise each print a traceback.  The parent held
+        # SIGINT blocked while starting us (the mask is inherited): ignore it, then unblock.
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        if hasattr(signal, "pthread_sigmask"):
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    _roster = _Roster(plan.specs, plan.labels, plan.agent, plan.solver)
 
 
 def _play_task(task: GameTask) -> GameOutcome:
-    (first, first_rng), (second, second_rng) = _players[task.first], _players[task.second]
+    first, first_rng = _roster.player(task.first)
+    second, second_rng = _roster.player(task.second)
     first_rng.seed(task.seeds[0])
     second_rng.seed(task.seeds[1])
     first.new_game()
     second.new_game()
-    record = play_game(first, second, names=(_labels[task.first], _labels[task.second]))
+    start = Board.from_moves(task.opening, one_based=False) if task.opening else None
+    record = play_game(first, second, names=(_roster.labels[task.first],
+                                             _roster.labels[task.second]), start=start)
     return GameOutcome(task, record)
 
 
@@ -167,6 +266,19 @@ def default_workers() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+def worker_count(plan: TournamentPlan, workers: int | None = None) -> int:
+    """The number of worker processes a run of ``plan`` uses for a requested ``workers``.
+
+    None means the number of cores; never more than the number of games.  Raises
+    ``ArenaError`` for a count below 1.
+    """
+    if workers is None:
+        workers = default_workers()
+    if workers < 1:
+        raise ArenaError(f"--workers must be at least 1, not {workers}")
+    return min(workers, plan.total_games)
+
+
 def run_tournament(
     plan: TournamentPlan,
     workers: int | None = None,
@@ -174,28 +286,55 @@ def run_tournament(
 ) -> list[GameOutcome]:
     """Play the whole plan; the outcomes come back in plan order.
 
-    ``workers`` (default: the number of cores, at most the number of games) processes play
-    the games; with one worker they are played in this process, without a pool.
-    ``progress(done, total, outcome)`` is called after each game.
+    ``workers`` processes (``worker_count``) play the games; with one worker they are
+    played in this process, without a pool.  ``progress(done, total, outcome)`` is called
+    after each game.
     """
     tasks = plan_tasks(plan)
-    if workers is None:
-        workers = default_workers()
-    if workers < 1:
-        raise ArenaError(f"--workers must be at least 1, not {workers}")
-    workers = min(workers, len(tasks))
-    outcomes: list[GameOutcome | None] = [None] * len(tasks)
-    for done, outcome in enumerate(_outcomes(plan, tasks, workers), start=1):
+    workers = worker_count(plan, workers)
+    outcomes: dict[int, GameOutcome] = {}
+    for outcome in _outcomes(plan, tasks, workers):
         outcomes[outcome.task.index] = outcome
         if progress is not None:
-            progress(done, len(tasks), outcome)
-    assert all(o is not None for o in outcomes)
-    return [o for o in outcomes if o is not None]
+            progress(len(outcomes), len(tasks), outcome)
+    return [outcomes[task.index] for task in tasks]
+
+
+@contextmanager
+def _sigint_held() -> Iterator[None]:
+    """Hold a Ctrl-C back (delivered on leaving) while worker processes may be started.
+
+    A new worker inherits the blocked signal and ignores it from its initializer on, so a
+    Ctrl-C while it loads cannot interrupt it with a traceback.  (Windows has no signal masks:
+    there a worker ignores Ctrl-C only once its initializer has run.)
+    """
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+def _stop_workers(pool: ProcessPoolExecutor) -> None:
+    """End the workers now, in the middle of their games (after Ctrl-C or an error)."""
+    terminate = getattr(pool, "terminate_workers", None)  # Python 3.14
+    if terminate is not None:
+        terminate()
+        return
+    # Before 3.14 the executor has no public way to stop a running task; its processes are
+    # kept in ``_processes`` (pid -> Process; emptied by shutdown, so read first).
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        process.terminate()
 
 
 def _outcomes(plan: TournamentPlan, tasks: list[GameTask], workers: int) -> Iterator[GameOutcome]:
     if workers == 1:
-        _init_worker(plan.specs, plan.labels, plan.agent)
+        _init_worker(plan, in_pool=False)
         for task in tasks:
             yield _play_task(task)
         return
@@ -203,15 +342,20 @@ def _outcomes(plan: TournamentPlan, tasks: list[GameTask], workers: int) -> Iter
         max_workers=workers,
         mp_context=multiprocessing.get_context("spawn"),
         initializer=_init_worker,
-        initargs=(plan.specs, plan.labels, plan.agent),
+        initargs=(plan,),
     )
+
+    def submit(task: GameTask) -> Future[GameOutcome]:
+        with _sigint_held():  # the executor starts its workers from submit()
+            return pool.submit(_play_task, task)
+
     try:
         # Keep only a few games queued per worker, so that Ctrl-C does not leave hundreds of
         # submitted games to cancel and the pool's memory stays small.
         pending: set[Future[GameOutcome]] = set()
         queue = iter(tasks)
         for task in queue:
-            pending.add(pool.submit(_play_task, task))
+            pending.add(submit(task))
             if len(pending) >= 2 * workers:
                 break
         while pending:
@@ -220,13 +364,16 @@ def _outcomes(plan: TournamentPlan, tasks: list[GameTask], workers: int) -> Iter
                 yield future.result()
                 nxt = next(queue, None)
                 if nxt is not None:
-                    pending.add(pool.submit(_play_task, nxt))
+                    pending.add(submit(nxt))
+    except BaseException:  # Ctrl-C, an error, or the caller dropping the results
+        _stop_workers(pool)
+        raise
     finally:
-        # On an error or Ctrl-C, do not wait for the queued games.
         pool.shutdown(wait=True, cancel_futures=True)
 
 
 __all__ = [
+    "MAX_OPENING_PLIES",
     "ArenaError",
     "GameOutcome",
     "GameTask",
@@ -235,5 +382,9 @@ __all__ = [
     "derive_seed",
     "make_plan",
     "plan_tasks",
+    "random_opening",
     "run_tournament",
+    "starts",
+    "uneven_starts_warning",
+    "worker_count",
 ]
