@@ -3,7 +3,8 @@
 ``write_report(summary, out_dir)`` writes what a student puts in the course report:
 
 - ``timing.png``: seconds per move by move number for our agent, with its budget;
-- ``depth.png``: depth reached by move number, and which stage (book, solver, search) decided;
+- ``depth.png``: the search depth reached by move number, and which stage (book, solver,
+  search) decided the moves;
 - ``results.png``: wins, draws and losses per pairing and starter;
 - ``summary.md``: the tables in markdown, linking the figures;
 - ``results.json``: the same object ``--json`` prints; ``games.jsonl``: every game, move by move.
@@ -18,7 +19,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from arena.results import OVERRUN_TOLERANCE, MoveStats, Standing, Summary
+from arena.match import MoveRecord
+from arena.results import OVERRUN_TOLERANCE, SEARCH, MoveStats, Standing, Summary
+from arena.tournament import starts
 
 # One colour per outcome and per decision stage, the same in every figure.
 WIN_COLOUR, DRAW_COLOUR, LOSS_COLOUR = "#2e7d32", "#9e9e9e", "#c62828"
@@ -71,13 +74,13 @@ def _move_rows(moves: Sequence[MoveStats]) -> list[list[str]]:
         over = m.over_budget
         rows.append([
             m.player, str(len(m.seconds)), _fmt(m.mean_seconds, ".4f"), _fmt(m.max_seconds, ".4f"),
-            _fmt(m.mean_depth, ".1f"), sources,
+            _fmt(m.mean_search_depth, ".1f"), sources,
             "-" if over is None else f"{over} (budget {m.budget:g} s)",
         ])
     return rows
 
 
-MOVE_HEADERS = ["player", "moves", "mean s/move", "max s/move", "mean depth", "decided by",
+MOVE_HEADERS = ["player", "moves", "mean s/move", "max s/move", "mean search depth", "decided by",
                 f"over budget+{1000 * OVERRUN_TOLERANCE:.0f}ms"]
 
 
@@ -103,13 +106,29 @@ def text_report(summary: Summary) -> str:
     return "\n".join(lines)
 
 
+def _starts_text(games: int) -> str:
+    first, second = starts(games)
+    if first == second:
+        return "each side starting half of them"
+    return (f"the starter alternating: the earlier-listed player of a pairing starts {first}, "
+            f"the other {second}")
+
+
+def _opening_text(plies: int) -> str:
+    if not plies:
+        return ""
+    return (f", each pair of games from the same {plies} random opening moves, "
+            "once with each starter")
+
+
 def markdown_report(summary: Summary, command: str | None, figures: Sequence[str]) -> str:
     plan = summary.plan
     lines = ["# Tournament results", ""]
     lines.append(f"Players: {', '.join(f'`{label}`' for label in plan.labels)}. "
-                 f"{plan.games} games per pairing, each side starting half of them "
-                 f"({len(summary.outcomes)} games in all); seed {plan.seed}; "
-                 f"{summary.workers} worker process(es); {summary.elapsed:.1f} s of wall-clock time.")
+                 f"{plan.games} games per pairing, {_starts_text(plan.games)} "
+                 f"({len(summary.outcomes)} games in all){_opening_text(plan.opening_plies)}; "
+                 f"seed {plan.seed}; {summary.workers} worker process(es); "
+                 f"{summary.elapsed:.1f} s of wall-clock time.")
     if command:
         lines += ["", "Produced by:", "", "```bash", command, "```"]
     lines += ["", "## Overall", ""]
@@ -150,7 +169,7 @@ def _pyplot() -> Any:
     return plt
 
 
-def _ours_moves(summary: Summary) -> list[tuple[str, float | None, list[Any]]]:
+def _ours_moves(summary: Summary) -> list[tuple[str, float | None, list[MoveRecord]]]:
     """(label, budget, [moves]) for each of our players, in the order given."""
     result = []
     for index, (spec, label) in enumerate(zip(summary.plan.specs, summary.plan.labels,
@@ -205,8 +224,22 @@ def plot_timing(summary: Summary, path: Path) -> bool:
     return True
 
 
+def search_depth_by_ply(moves: Sequence[MoveRecord]) -> dict[int, list[int]]:
+    """Depths of the moves the search decided, by move number (book and solver moves left
+    out: their depth counts discs to the end of the game, not plies searched)."""
+    by_ply: dict[int, list[int]] = {}
+    for m in moves:
+        if m.source == SEARCH and m.depth is not None:
+            by_ply.setdefault(m.ply, []).append(m.depth)
+    return dict(sorted(by_ply.items()))
+
+
 def plot_depth(summary: Summary, path: Path) -> bool:
-    """Depth reached and deciding stage by move number for each of our players."""
+    """Search depth and deciding stage by move number for each of our players.
+
+    Top: the depth each search move reached (dots) and its mean; bottom: the share of moves
+    decided by book, solver and search, so the moves missing from the top are accounted for.
+    """
     ours = _ours_moves(summary)
     if not ours:
         return False
@@ -218,20 +251,16 @@ def plot_depth(summary: Summary, path: Path) -> bool:
         top, bottom = axes[0][col], axes[1][col]
         sources = sorted({m.source or "?" for m in moves},
                          key=lambda s: list(SOURCE_COLOURS).index(s) if s in SOURCE_COLOURS else 9)
-        for source in sources:
-            chosen = [m for m in moves if (m.source or "?") == source and m.depth is not None]
-            top.scatter([m.ply for m in chosen], [m.depth for m in chosen], s=12, alpha=0.4,
-                        linewidths=0, color=SOURCE_COLOURS.get(source, "black"), label=source)
-        by_ply: dict[int, list[int]] = {}
-        for m in moves:
-            if m.source == "search" and m.depth is not None:
-                by_ply.setdefault(m.ply, []).append(m.depth)
-        plies = sorted(by_ply)
-        if plies:
-            top.plot(plies, [sum(by_ply[p]) / len(by_ply[p]) for p in plies], color="black",
-                     label="mean depth of search moves")
-        top.set_ylabel("depth reached (plies)")
-        top.set_title(f"{label}: depth by move number")
+        by_ply = search_depth_by_ply(moves)
+        top.scatter([p for p, depths in by_ply.items() for _ in depths],
+                    [d for depths in by_ply.values() for d in depths], s=12, alpha=0.4,
+                    linewidths=0, color=SOURCE_COLOURS[SEARCH], label="one search move")
+        if by_ply:
+            top.plot(list(by_ply), [sum(d) / len(d) for d in by_ply.values()], color="black",
+                     label="mean search depth")
+        top.set_ylabel("search depth reached (plies)")
+        top.set_title(f"{label}: search depth by move number")
+        top.set_ylim(bottom=0)
         top.grid(alpha=0.3)
         top.legend(fontsize="small", loc="upper left", markerscale=2)
 
@@ -249,7 +278,8 @@ def plot_depth(summary: Summary, path: Path) -> bool:
                        color=SOURCE_COLOURS.get(source, "black"), label=source)
             base = [b + s for b, s in zip(base, share, strict=True)]
         bottom.set_ylim(0, 1)
-        bottom.set_ylabel("share of moves")
+        bottom.set_ylabel("share of moves decided by")
+        bottom.legend(fontsize="small", loc="lower right")
         bottom.set_xlabel("move number (disc 1-42)")
         bottom.set_xlim(0, 43)
     fig.tight_layout()
@@ -309,12 +339,20 @@ def write_report(summary: Summary, out_dir: Path, command: str | None = None) ->
         for outcome in summary.outcomes:
             task = outcome.task
             line = {"game": task.index, "pairing": task.pairing, "game_in_pairing": task.game,
-                    "seeds": list(task.seeds), **outcome.record.to_dict()}
+                    "seeds": list(task.seeds), "opening": list(task.opening),
+                    **outcome.record.to_dict()}
             handle.write(json.dumps(line) + "\n")
     (out_dir / "summary.md").write_text(markdown_report(summary, command, figures))
     written += [out_dir / "summary.md", out_dir / "results.json", out_dir / "games.jsonl"]
     return written
 
 
-__all__ = ["markdown_report", "plot_depth", "plot_results", "plot_timing", "text_report",
-           "write_report"]
+__all__ = [
+    "markdown_report",
+    "plot_depth",
+    "plot_results",
+    "plot_timing",
+    "search_depth_by_ply",
+    "text_report",
+    "write_report",
+]

@@ -11,11 +11,14 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.match import ERROR, ILLEGAL
+from arena.match import ERROR, ILLEGAL, MoveRecord
 from arena.tournament import GameOutcome, TournamentPlan
 
 # A move slower than its budget by more than this misses the project's timing target.
 OVERRUN_TOLERANCE = 0.05
+
+# Decision.source of a move the heuristic search decided (the others: book, solver).
+SEARCH = "search"
 
 
 @dataclass
@@ -83,12 +86,17 @@ class Standing:
 
 @dataclass
 class MoveStats:
-    """How one player moved: time per move (measured by the arena), and our engine's depth."""
+    """How one player moved: time per move (measured by the arena), and our engine's depth.
+
+    ``search_depths`` holds the depth of the moves the heuristic search decided, in plies;
+    the depth of a book or solver decision (discs to the end of the game) is not a search
+    depth and is left out (``sources`` counts those moves).
+    """
 
     player: str
     budget: float | None = None  # seconds per move, for ``ours``
     seconds: list[float] = field(default_factory=list)
-    depths: list[int] = field(default_factory=list)
+    cpu_seconds: list[float] = field(default_factory=list)
     search_depths: list[int] = field(default_factory=list)
     sources: Counter[str] = field(default_factory=Counter)
     slowest: tuple[float, int, int] = (0.0, -1, 0)  # seconds, game index, ply
@@ -103,15 +111,38 @@ class MoveStats:
         return max(self.seconds) if self.seconds else None
 
     @property
-    def mean_depth(self) -> float | None:
-        return statistics.fmean(self.depths) if self.depths else None
+    def mean_search_depth(self) -> float | None:
+        return statistics.fmean(self.search_depths) if self.search_depths else None
+
+    def _over(self, times: list[float]) -> int | None:
+        if self.budget is None:
+            return None
+        return sum(1 for s in times if s > self.budget + OVERRUN_TOLERANCE)
 
     @property
     def over_budget(self) -> int | None:
         """Moves slower than the budget plus ``OVERRUN_TOLERANCE`` (None: no budget)."""
-        if self.budget is None:
-            return None
-        return sum(1 for s in self.seconds if s > self.budget + OVERRUN_TOLERANCE)
+        return self._over(self.seconds)
+
+    @property
+    def over_budget_cpu(self) -> int | None:
+        """Moves that used more processor time than the budget plus ``OVERRUN_TOLERANCE``.
+
+        On a busy machine a move can wait for a core: more wall-clock than processor time.
+        """
+        return self._over(self.cpu_seconds)
+
+    def add(self, move: MoveRecord, game: int) -> None:
+        self.seconds.append(move.seconds)
+        if move.cpu_seconds is not None:
+            self.cpu_seconds.append(move.cpu_seconds)
+        if move.seconds > self.slowest[0]:
+            self.slowest = (move.seconds, game, move.ply)
+            self.slowest_cpu = move.cpu_seconds
+        if move.source is not None:
+            self.sources[move.source] += 1
+            if move.source == SEARCH and move.depth is not None:
+                self.search_depths.append(move.depth)
 
     def to_dict(self) -> dict[str, Any]:
         def rounded(value: float | None, digits: int = 4) -> float | None:
@@ -126,12 +157,12 @@ class MoveStats:
             "slowest_move": {"game": game, "ply": ply, "seconds": round(seconds, 4),
                              "cpu_seconds": rounded(self.slowest_cpu)}
             if self.seconds else None,
-            "mean_depth": rounded(self.mean_depth, 2),
-            "mean_search_depth": rounded(
-                statistics.fmean(self.search_depths) if self.search_depths else None, 2),
+            "mean_search_depth": rounded(self.mean_search_depth, 2),
+            "search_moves": len(self.search_depths),
             "sources": dict(sorted(self.sources.items())),
             "budget_seconds": self.budget,
             "moves_over_budget": self.over_budget,
+            "moves_over_budget_cpu": self.over_budget_cpu,
         }
 
 
@@ -170,6 +201,7 @@ class Summary:
         return {
             "seed": plan.seed,
             "games_per_pairing": plan.games,
+            "opening_plies": plan.opening_plies,
             "games": len(self.outcomes),
             "workers": self.workers,
             "elapsed_seconds": round(self.elapsed, 2),
@@ -185,12 +217,9 @@ def summarize(plan: TournamentPlan, outcomes: list[GameOutcome], *, workers: int
     labels = plan.labels
     pairings = [PairingResult(Standing(labels[a]), Standing(labels[b])) for a, b in plan.pairings]
     overall = [Standing(label) for label in labels]
-    moves = []
-    for spec, label in zip(plan.specs, labels, strict=True):
-        budget = None
-        if spec.kind == "ours":
-            budget = spec.seconds if spec.seconds is not None else plan.agent.seconds_per_move
-        moves.append(MoveStats(label, budget))
+    # our players' budget: make_plan gave every ``ours`` its time per move
+    moves = [MoveStats(label, spec.seconds if spec.kind == "ours" else None)
+             for spec, label in zip(plan.specs, labels, strict=True)]
 
     for outcome in outcomes:
         task, record = outcome.task, outcome.record
@@ -206,19 +235,9 @@ def summarize(plan: TournamentPlan, outcomes: list[GameOutcome], *, workers: int
             standing.add(side == 0, points, forfeit)
             overall[player].add(side == 0, points, forfeit)
         for move in record.moves:
-            stats = moves[sides[move.side]]
-            stats.seconds.append(move.seconds)
-            if move.seconds > stats.slowest[0]:
-                stats.slowest = (move.seconds, task.index, move.ply)
-                stats.slowest_cpu = move.cpu_seconds
-            if move.depth is not None:
-                stats.depths.append(move.depth)
-            if move.source is not None:
-                stats.sources[move.source] += 1
-                if move.source == "search" and move.depth is not None:
-                    stats.search_depths.append(move.depth)
+            moves[sides[move.side]].add(move, task.index)
     return Summary(plan, outcomes, pairings, overall, moves, workers, elapsed)
 
 
-__all__ = ["OVERRUN_TOLERANCE", "MoveStats", "PairingResult", "Standing", "Summary", "Tally",
+__all__ = ["OVERRUN_TOLERANCE", "SEARCH", "MoveStats", "PairingResult", "Standing", "Summary", "Tally",
            "summarize"]
