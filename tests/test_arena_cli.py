@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -58,9 +61,10 @@ def test_json_schema(capsys: pytest.CaptureFixture[str]) -> None:
                             "as_second", "score_rate", "forfeits"}
         assert row["games"] == 4
     for row in data["moves"]:
-        assert set(row) >= {"player", "moves", "mean_seconds", "max_seconds", "mean_depth"}
+        assert set(row) >= {"player", "moves", "mean_seconds", "max_seconds",
+                            "mean_search_depth", "moves_over_budget_cpu"}
         assert 0 <= row["mean_seconds"] <= row["max_seconds"]
-        assert row["mean_depth"] is None  # only our engine reports a depth
+        assert row["mean_search_depth"] is None  # only our engine reports a depth
     assert sum(r["wins"] for r in data["overall"]) == sum(r["losses"] for r in data["overall"])
 
 
@@ -72,8 +76,11 @@ def test_out_dir_has_plots_summary_and_records(capsys: pytest.CaptureFixture[str
     assert code == 0
     data = json.loads(out)
     ours = data["moves"][0]
-    assert ours["player"] == "ours:0.05" and ours["mean_depth"] >= 1
-    assert ours["budget_seconds"] == 0.05 and ours["sources"]
+    assert ours["player"] == "ours:0.05"
+    assert ours["budget_seconds"] == 0.05 and sum(ours["sources"].values()) == ours["moves"]
+    assert ours["search_moves"] == ours["sources"].get("search", 0)
+    if ours["search_moves"]:
+        assert ours["mean_search_depth"] >= 1
     for name in ("timing.png", "depth.png", "results.png"):
         blob = (out_dir / name).read_bytes()
         assert blob.startswith(PNG_SIGNATURE), name
@@ -105,6 +112,9 @@ def test_without_our_agent_only_the_results_plot(capsys: pytest.CaptureFixture[s
     ("argv", "message"),
     [
         (["--players", "ours:abc,random"], "ours:abc"),
+        (["--players", "ours:0.5:fast,random"], "'fast' is not an option of ours"),
+        (["--players", "bot:\u00b2,random"], "bot depth must be an integer 1-42"),
+        (["--players", "bot:" + "9" * 5000 + ",random"], "bot depth must be an integer 1-42"),
         (["--players", "bot:0,random"], "bot depth"),
         (["--players", "chess,random"], "unknown player 'chess'"),
         (["--players", "random"], "at least two players"),
@@ -123,6 +133,54 @@ def test_bad_requests_give_one_error_line(capsys: pytest.CaptureFixture[str], ar
     assert len(lines) == 1 and lines[0].startswith("error: ") and message in lines[0]
 
 
+def test_heuristics_compared_with_search_only_players(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "tournament", "--players",
+                       "ours:0.02:threats:search,ours:windows5000:d3", "--time", "0.02",
+                       "--games", "2", "--seed", "3", "--workers", "1", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["players"] == ["ours:0.02:threats:search", "ours:0.02:windows5000:d3"]
+    shallow = data["moves"][1]
+    for row in data["moves"]:  # no book, no solver: every move is the search's
+        assert row["sources"] == {"search": row["moves"]} and row["search_moves"] == row["moves"]
+        assert row["budget_seconds"] == 0.02
+    assert 1 <= shallow["mean_search_depth"] <= 3
+
+
+def test_tournament_engine_gets_the_solver_settings(capsys: pytest.CaptureFixture[str],
+                                                    tmp_path: Path) -> None:
+    missing = tmp_path / "no-book.bin"
+    config = tmp_path / "config.toml"
+    config.write_text(f'[solver]\nbook = "{missing.as_posix()}"\n')
+    code, out, err = run(capsys, "tournament", "--players", "ours:0.02,random", "--games", "2",
+                         "--workers", "1", "--config", str(config))
+    assert code == 2 and out == ""
+    assert err.splitlines()[-1] == (f"error: opening book {missing}: cannot read: No such file "
+                                    "or directory")
+    # the same players without the book's stage do not need it
+    code, _, _ = run(capsys, "tournament", "--players", "ours:0.02:search,random", "--games",
+                     "2", "--workers", "1", "--config", str(config))
+    assert code == 0
+
+
+def test_odd_games_warn_and_the_summary_says_how_starts_were_split(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, _, err = run(capsys, "tournament", "--players", "random,bot:1", "--games", "3",
+                       "--seed", "2", "--workers", "1", "--out", str(tmp_path))
+    assert code == 0
+    assert "warning: --games 3 is odd: in each pairing the earlier-listed player starts 2 " \
+           "games, the other 1" in err
+    summary = (tmp_path / "summary.md").read_text()
+    assert "each side starting half" not in summary
+    assert "the earlier-listed player of a pairing starts 2, the other 1" in summary
+    games = [json.loads(line) for line in (tmp_path / "games.jsonl").read_text().splitlines()]
+    assert [g["first"] for g in games] == ["random", "bot:1", "random"]
+    code, _, err = run(capsys, "tournament", "--players", "random,bot:1", "--games", "2",
+                       "--workers", "1", "--out", str(tmp_path))
+    assert "warning" not in err
+    assert "each side starting half of them" in (tmp_path / "summary.md").read_text()
+
+
 def test_out_must_be_a_directory(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     target = tmp_path / "file"
     target.write_text("")
@@ -137,5 +195,56 @@ def test_real_process_bad_spec_no_traceback() -> None:
     )
     assert result.returncode == 2
     assert result.stderr.splitlines() == [
-        "error: player 'ours:x': seconds must be a number"
+        "error: player 'ours:x': 'x' is not an option of ours; expected SECONDS (a number), "
+        "a heuristic (windows5000, threats), 'search' or dN (a search depth 1-42)"
     ]
+
+
+def _spawned_workers(pid: int) -> list[int]:
+    """The multiprocessing workers among the children of process ``pid`` (Linux /proc)."""
+    found = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            children = (task / "children").read_text().split()
+        except OSError:
+            continue
+        for child in children:
+            try:
+                cmdline = Path(f"/proc/{child}/cmdline").read_bytes()
+            except OSError:
+                continue
+            if b"spawn_main" in cmdline:
+                found.append(int(child))
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads processes in /proc")
+def test_ctrl_c_while_workers_start_stops_quietly() -> None:
+    # Ctrl-C at a terminal reaches the whole process group: the parent and every worker.
+    # Only the parent may react (one "interrupted" line); the workers go without a traceback.
+    proc = subprocess.Popen(
+        [sys.executable, str(ROOT / "agent.py"), "tournament", "--players", "ours:0.5,bot:1",
+         "--games", "40", "--workers", "2"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while len(workers := _spawned_workers(proc.pid)) < 2:
+            assert proc.poll() is None and time.monotonic() < deadline
+            time.sleep(0.01)
+        time.sleep(0.2)  # the workers are loading their modules and our engine
+        os.killpg(proc.pid, signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
+    assert err.splitlines()[-1] == "interrupted"
+    assert out == ""
+    deadline = time.monotonic() + 10
+    while any(Path(f"/proc/{pid}").exists() for pid in workers):  # stopped, not left running
+        assert time.monotonic() < deadline, "workers still running"
+        time.sleep(0.05)

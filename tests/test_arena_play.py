@@ -123,7 +123,7 @@ def test_human_player_marks_the_reply() -> None:
 def test_bad_time_is_one_error_line(capsys: pytest.CaptureFixture[str]) -> None:
     assert agent.main(["play", "--time", "0"]) == 2
     err = capsys.readouterr().err
-    assert err.splitlines() == ["error: --time must be a number of seconds in (0, 60], not 0.0"]
+    assert err.splitlines() == ["error: --time must be a number of seconds in (0, 60], not 0"]
 
 
 def test_real_process_with_piped_input() -> None:
@@ -138,3 +138,17 @@ def test_real_process_with_piped_input() -> None:
     assert "Your move O (column 1-7, q to quit): x\n  'x' is not a column number" in result.stdout
     assert result.stdout.count("The agent plays column") == 2
     assert "Game abandoned. Bye!" in result.stdout
+
+
+def test_the_agent_is_built_with_the_solver_settings(capsys: pytest.CaptureFixture[str],
+                                                     tmp_path: Path) -> None:
+    # The [solver] section reaches the engine: a book file that is not there stops the command
+    # before the game (with the built-in defaults the shipped book would load and play).
+    missing = tmp_path / "no-book.bin"
+    config = tmp_path / "config.toml"
+    config.write_text(f'[solver]\nbook = "{missing.as_posix()}"\n')
+    code = agent.main(["play", "--config", str(config)])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.splitlines() == [f"error: opening book {missing}: cannot read: No such file or "
+                                "directory"]

@@ -3,11 +3,23 @@
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pytest
 
-from arena.match import ILLEGAL, play_game
-from arena.players import PlayerSpecError, RandomPlayer, parse_spec
+from arena import tournament
+from arena.match import FOUR, FULL, ILLEGAL, GameRecord, MoveRecord, play_game
+from arena.players import (
+    SEED_DEPTH,
+    BotPlayer,
+    OursPlayer,
+    PlayerSpecError,
+    RandomPlayer,
+    SeedPlayer,
+    build_player,
+    parse_player,
+    parse_spec,
+)
 from arena.results import summarize
 from arena.tournament import (
     ArenaError,
@@ -17,7 +29,16 @@ from arena.tournament import (
     make_plan,
     plan_tasks,
     run_tournament,
+    starts,
+    uneven_starts_warning,
+    worker_count,
 )
+from board import Board
+from search.bot import move_values
+from settings import AgentSettings, SolverSettings
+from solver.book import BookError
+from tests import reference
+from tests.helpers import grid_of
 
 
 def specs(*names: str) -> list:
@@ -68,7 +89,7 @@ def test_random_vs_random_totals_add_up() -> None:
     # move statistics count every move of every game once
     moves = sum(len(o.record.moves) for o in outcomes)
     assert sum(len(m.seconds) for m in summary.moves) == moves
-    assert all(m.mean_depth is None for m in summary.moves)  # no engine, no depth
+    assert all(m.mean_search_depth is None for m in summary.moves)  # no engine, no depth
 
 
 def test_same_seed_same_games_whatever_the_number_of_workers() -> None:
@@ -136,11 +157,16 @@ def test_bad_worker_count_is_refused() -> None:
         run_tournament(plan, workers=0)
 
 
-@pytest.mark.parametrize("spec", ["bot:0", "bot:x", "ours:-1", "ours:fast", "ours:nan",
-                                  "random:3", "alphazero", ""])
+@pytest.mark.parametrize("spec", [
+    "bot:0", "bot:x", "bot:\u00b2", "bot:" + "9" * 5000, "bot:43", "bot:3:4", "bot:",
+    "ours:-1", "ours:fast", "ours:nan", "ours:inf", "ours:" + "9" * 5000, "ours:",
+    "ours:0.5:0.7", "ours:threats:windows5000", "ours:search:search", "ours:d0", "ours:d43",
+    "ours:d\u00b2", "ours:d8:d9", "random:3", "alphazero", "",
+])
 def test_bad_specs_name_the_spec(spec: str) -> None:
-    with pytest.raises(PlayerSpecError, match="player"):
+    with pytest.raises(PlayerSpecError, match="player") as caught:
         parse_spec(spec)
+    assert len(str(caught.value)) < 200 + len(spec)  # one readable line, not a traceback's
 
 
 def test_spec_labels() -> None:
@@ -149,8 +175,173 @@ def test_spec_labels() -> None:
     assert parse_spec("ours", seconds=0.5).label == "ours:0.5"
     assert parse_spec("ours:2", seconds=0.5).label == "ours:2"
     assert parse_spec("ours").label == "ours"
+    # options in any order, the label in one order: time, heuristic, search or depth
+    assert parse_spec("ours:search:THREATS:0.5").label == "ours:0.5:threats:search"
+    assert parse_spec("ours:d8:1").label == "ours:1:d8"
+    assert parse_spec("ours:threats", seconds=0.2).label == "ours:0.2:threats"
+
+
+def test_ours_options_map_onto_the_agent_settings() -> None:
+    configured = AgentSettings(seconds_per_move=2.0, heuristic="windows5000", min_depth=4)
+    spec = parse_spec("ours:0.5:threats:search")
+    assert (spec.seconds, spec.heuristic, spec.search_only, spec.max_depth) == (
+        0.5, "threats", True, None)
+    settings = spec.agent_settings(configured)
+    assert (settings.seconds_per_move, settings.heuristic, settings.use_book,
+            settings.use_solver, settings.min_depth) == (0.5, "threats", False, False, 4)
+    # without options the configured settings are kept
+    assert parse_spec("ours").agent_settings(configured) == configured
+    deep = parse_spec("ours:d6")
+    assert deep.max_depth == 6 and deep.search_only
+    assert not deep.agent_settings(configured).use_solver
+
+
+def test_players_are_called_by_their_spec_label() -> None:
+    for text in ("bot:2", "random", "seed"):
+        spec = parse_spec(text)
+        assert build_player(spec).name == spec.label
+    assert BotPlayer(4).name == "bot:4"
+
+
+def test_ours_search_only_plays_by_search_with_its_heuristic_and_depth() -> None:
+    player = parse_player("ours:0.05:threats:d3", agent=AgentSettings(min_depth=2))
+    assert isinstance(player, OursPlayer)
+    assert player.name == "ours:0.05:threats:d3"
+    engine = player.engine
+    assert engine.settings.heuristic == "threats"
+    assert engine.book is None and engine.solver is None  # search only: no 64 MiB table
+    record = play_game(player, RandomPlayer(random.Random(3)))
+    mine = [m for m in record.moves if m.side == 0]
+    assert mine and all(m.source == "search" and m.depth is not None and m.depth <= 3
+                        for m in mine)
+
+
+def test_ours_is_built_with_the_solver_settings() -> None:
+    solver = SolverSettings(share=0.25)
+    player = build_player(parse_spec("ours:0.05"), solver=solver)
+    assert isinstance(player, OursPlayer)
+    assert player.engine.solver_settings == solver
+    assert player.engine.solver is not None and player.engine.book is not None
 
 
 def test_task_second_is_the_other_player() -> None:
     task = GameTask(0, 0, a=1, b=3, game=1, first=3, seeds=(1, 2))
     assert task.second == 1
+
+
+def _record(first: str, second: str, winner: int | None) -> GameRecord:
+    """A hand-made finished game: the winner's four in column 0, or a draw."""
+    moves = tuple(MoveRecord(ply, side=(ply - 1) % 2, column=0 if (ply - 1) % 2 == 0 else 1,
+                             seconds=0.01) for ply in range(1, 8))
+    return GameRecord(first, second, moves, winner, FOUR if winner is not None else FULL)
+
+
+def test_results_are_credited_to_the_right_player_and_starter() -> None:
+    # b wins every game it starts; a draws the games it starts.  Any swap of first and
+    # second, or of a and b, changes the tables below.
+    plan = make_plan(specs("random", "bot:1"), games=4, seed=1)
+    outcomes = []
+    for task in plan_tasks(plan):
+        names = (plan.labels[task.first], plan.labels[task.second])
+        winner = 0 if task.first == task.b else None
+        outcomes.append(GameOutcome(task, _record(*names, winner)))
+    summary = summarize(plan, outcomes, workers=1, elapsed=0.0)
+    a, b = summary.overall
+    assert (a.as_first.wdl(), a.as_second.wdl()) == ("0-2-0", "0-0-2")
+    assert (b.as_first.wdl(), b.as_second.wdl()) == ("2-0-0", "0-2-0")
+    pairing = summary.pairings[0]
+    assert (pairing.a.player, pairing.b.player) == ("random", "bot:1")
+    assert pairing.a.to_dict() == a.to_dict() and pairing.b.to_dict() == b.to_dict()
+    assert a.total.score_rate == pytest.approx(0.25)
+
+
+def test_worker_count() -> None:
+    plan = make_plan(specs("random", "seed", "bot"), games=2, seed=1)  # 6 games
+    assert worker_count(plan, 4) == 4
+    assert worker_count(plan, 50) == 6  # never more workers than games
+    assert 1 <= worker_count(plan) <= 6
+    with pytest.raises(ArenaError, match="--workers must be at least 1, not 0"):
+        worker_count(plan, 0)
+
+
+def test_odd_games_are_flagged() -> None:
+    assert starts(5) == (3, 2) and starts(6) == (3, 3)
+    assert uneven_starts_warning(6) is None
+    warning = uneven_starts_warning(5)
+    assert warning is not None and "starts 3 games, the other 2" in warning
+
+
+def test_random_openings_are_shared_by_a_pair_of_games_with_swapped_starters() -> None:
+    plan = make_plan(specs("random", "random"), games=8, seed=4, opening_plies=2)
+    tasks = plan_tasks(plan)
+    for even, odd in zip(tasks[::2], tasks[1::2], strict=True):
+        assert len(even.opening) == 2 and even.opening == odd.opening
+        assert even.first == odd.second and even.second == odd.first
+    assert len({t.opening for t in tasks}) > 1
+    assert plan_tasks(plan) == tasks  # a function of the seed
+    outcomes = run_tournament(plan, workers=1)
+    for outcome in outcomes:
+        record, opening = outcome.record, outcome.task.opening
+        assert record.moves[0].ply == 3 and record.moves[0].side == 0
+        board = Board.from_moves([*opening, *record.columns], one_based=False)
+        assert board.is_over()
+    assert make_plan(specs("random", "random"), 2, seed=1).opening_plies == 0
+
+
+@pytest.mark.parametrize("plies", [1, -2, 12])
+def test_bad_opening_lengths_are_refused(plies: int) -> None:
+    with pytest.raises(ArenaError, match="opening plies"):
+        make_plan(specs("random", "random"), 2, seed=1, opening_plies=plies)
+
+
+def test_a_worker_builds_only_the_players_it_plays() -> None:
+    plan = make_plan(specs("random", "bot:1", "seed"), games=1, seed=3)
+    first_game = plan_tasks(plan)[0]  # random vs bot:1
+    tournament._init_worker(plan, in_pool=False)
+    tournament._play_task(first_game)
+    assert set(tournament._roster.built) == {0, 1}
+
+
+def test_ours_in_worker_processes() -> None:
+    # The real thing: spawned workers build the shipped engine (book, solver, search) and
+    # play; the games come back complete, in plan order.
+    plan = make_plan(specs("ours:0.02", "random"), games=2, seed=5)
+    outcomes = run_tournament(plan, workers=2)
+    assert [o.task.index for o in outcomes] == [0, 1]
+    summary = summarize(plan, outcomes, workers=2, elapsed=0.0)
+    assert summary.overall[0].total.wins == 2
+    stats = summary.moves[0]
+    assert sum(stats.sources.values()) == len(stats.seconds) > 0
+    assert set(stats.sources) <= {"book", "solver", "search"}
+
+
+def test_worker_processes_get_the_solver_settings(tmp_path: Path) -> None:
+    # A book that is not there: the workers' engines fail to build, and the parent gets the
+    # error itself (a one-line user error for agent.py), not a broken pool.
+    missing = tmp_path / "no-book.bin"
+    plan = make_plan(specs("ours:0.02", "random"), games=2, seed=5,
+                     solver=SolverSettings(book=str(missing)))
+    with pytest.raises(BookError, match=r"no-book\.bin: cannot read"):
+        run_tournament(plan, workers=2)
+
+
+def test_seed_player_searches_depth_5_and_takes_the_leftmost_best_column() -> None:
+    # After 2676 the depth-5 values tie between two columns; depths 4 and 6 prefer others,
+    # so a player searching another depth, or breaking ties otherwise, plays differently.
+    played = [int(c) - 1 for c in "2676"]
+    board = Board.from_moves(played, one_based=False)
+    grid, player = grid_of(played)
+    values = {}
+    for col in reference.legal(grid):
+        child = reference.drop(grid, col, player)
+        values[col] = (reference.WIN - 5 if reference.has_four(child, player)
+                       else -reference.minimax(child, -player, 5, SEED_DEPTH - 1))
+    best = [col for col, value in sorted(values.items()) if value == max(values.values())]
+    assert len(best) > 1
+
+    def leftmost_best(depth: int) -> int:
+        found = move_values(board, depth)
+        return min(c for c, v in found.items() if v == max(found.values()))
+
+    assert leftmost_best(4) != best[0] and leftmost_best(6) != best[0]
+    assert SeedPlayer().choose(board) == best[0]
