@@ -138,6 +138,13 @@ class Generator:
               f"({len(self.records)} positions)", flush=True)
         return record
 
+    @staticmethod
+    def _column(record: Record, board: Board) -> int:
+        """The record's column for ``board``, which may be the mirror image of the record's."""
+        if Board.from_moves(record.moves).key != board.key:
+            return bits.WIDTH - 1 - record.column
+        return record.column
+
     def _easy(self, record: Record) -> bool:
         """Easy by this run's threshold: a run with a lower ``--easy`` explores further below
         positions an earlier run found easy."""
@@ -162,7 +169,8 @@ class Generator:
                     return False
                 if (self._easy(record) and board.moves > full) or board.moves + 2 > self.max_ply:
                     continue
-                child = board.play(record.column)
+                child_col = self._column(record, board)
+                child = board.play(child_col)
                 if child.is_over():
                     continue
                 for reply in child.legal_moves():
@@ -171,7 +179,7 @@ class Generator:
                         continue
                     key, _ = canonical_key(grandchild)
                     following.setdefault(
-                        key, (grandchild, f"{moves}{record.column + 1}{reply + 1}")
+                        key, (grandchild, f"{moves}{child_col + 1}{reply + 1}")
                     )
             level = following
         return True
