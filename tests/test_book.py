@@ -169,3 +169,18 @@ def test_work_file_and_summary_describe_the_shipped_book(shipped: Book) -> None:
     if DEFAULT_WORK_PATH.exists():
         assert len(read_work(DEFAULT_WORK_PATH)) >= len(shipped)
     assert bits.WIDTH == 7
+
+
+def test_generator_meets_mirror_images_without_new_work(tmp_path: Path) -> None:
+    """From a root's mirror image the generator walks the mirrored tree: nothing new to solve."""
+    solver = Solver()
+    root = ("444444333333", Board.from_moves("444444333333"), 14)
+    mirror = ("444444555555", Board.from_moves("444444555555"), 14)
+    counts = []
+    for name, roots in (("one", [root]), ("both", [root, mirror])):
+        g = Generator(tmp_path / f"{name}.jsonl", first_full=20, second_full=20, max_ply=14,
+                      easy_seconds=5.0, solver=solver, stop_at=float("inf"))
+        g.roots = lambda roots=roots: iter([(b, m, f) for m, b, f in roots])  # type: ignore[method-assign,misc]
+        assert g.run()
+        counts.append(g.new)
+    assert counts[0] == counts[1] > 1
