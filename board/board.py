@@ -32,8 +32,6 @@ def _python(function: Any) -> Any:
 _can_play = _python(bits.can_play)
 _drop_cell = _python(bits.drop_cell)
 _has_four = _python(bits.has_four)
-_popcount = _python(bits.popcount)
-_column_mask = _python(bits.column_mask)
 _bottom_mask_col = _python(bits.bottom_mask_col)
 
 Bitboard = int
@@ -170,10 +168,6 @@ class Board:
 
     def is_over(self) -> bool:
         return self.last_mover_won() or self.is_full()
-
-    def height(self, col: int) -> int:
-        """Number of discs in column ``col``."""
-        return _popcount(self.mask & _column_mask(col))
 
     # --- moves ----------------------------------------------------------------------------
 

@@ -153,8 +153,14 @@ def search(
     seconds: float,
     *,
     clock: Clock = time.perf_counter,
-    **options: object,
+    heuristic: str = DEFAULT_HEURISTIC,
+    max_depth: int | None = None,
+    min_depth: int = 1,
+    table: TranspositionTable | None = None,
+    tactics: bool = True,
 ) -> SearchResult:
     """The result of the deepest iteration completed within ``seconds`` from now."""
-    deadline = clock() + seconds
-    return deepest(iterative_deepening(board, deadline, clock=clock, **options))  # type: ignore[arg-type]
+    return deepest(iterative_deepening(
+        board, clock() + seconds, clock=clock, heuristic=heuristic, max_depth=max_depth,
+        min_depth=min_depth, table=table, tactics=tactics,
+    ))

@@ -23,7 +23,6 @@ from search.table import EXACT, LOWER, UPPER, tt_depth, tt_flag, tt_move, tt_pac
 
 WIN = 1_000_000_000
 INF = 2 * WIN
-MAX_HEURISTIC = WIN // 2
 
 # counters[] slots
 NODES = 0

@@ -63,6 +63,13 @@ class ServerSettings:
             raise ConfigError("server.retries: must be an integer 0-10")
 
 
+# Bounds of [agent] values: a deeper forced minimum could outlast the time limit, and a
+# larger table would not fit in memory.
+MAX_MIN_DEPTH = 12
+MIN_TABLE_BITS = 10
+MAX_TABLE_BITS = 27
+
+
 @dataclass(frozen=True)
 class AgentSettings:
     """How our agent thinks: its time per move and what it may use."""
@@ -84,8 +91,22 @@ class AgentSettings:
                 f"agent.safety_margin: must be at least 0 and less than {SERVER_MOVE_LIMIT:g}"
                 " seconds (the server's limit per move)"
             )
-        if self.min_depth < 1:
-            raise ConfigError("agent.min_depth: must be at least 1")
+        if not 1 <= self.min_depth <= MAX_MIN_DEPTH:
+            raise ConfigError(
+                f"agent.min_depth: must be 1-{MAX_MIN_DEPTH} (it is searched whatever the clock says)"
+            )
+        if not MIN_TABLE_BITS <= self.table_bits <= MAX_TABLE_BITS:
+            raise ConfigError(
+                f"agent.table_bits: must be {MIN_TABLE_BITS}-{MAX_TABLE_BITS}"
+                f" (a table of 2**bits entries of 16 bytes)"
+            )
+        from heuristics import HEURISTICS  # here: it loads the compiled code
+
+        if self.heuristic not in HEURISTICS:
+            raise ConfigError(
+                f"agent.heuristic: unknown heuristic {self.heuristic!r};"
+                f" choose one of {', '.join(HEURISTICS)}"
+            )
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -63,6 +64,7 @@ def test_evaluate_json_matches_the_heuristic(capsys: pytest.CaptureFixture[str])
         (["move", "44", "--depth", "0"], "--depth must be"),
         (["evaluate", "48"], "move 2 is '8'"),
         (["evaluate", "4", "--heuristic", "x"], "unknown heuristic"),
+        (["evaluate", "1212121"], "already over"),
     ],
 )
 def test_bad_input_is_one_error_line_and_exit_2(
@@ -85,3 +87,18 @@ def test_fresh_process_answers_without_traceback() -> None:
     )
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr and proc.stderr.startswith("error:")
+
+
+def test_move_budget_counts_from_the_command_start(capsys: pytest.CaptureFixture[str]) -> None:
+    """A command that started long ago has no time left: only the minimum depth is searched."""
+    import argparse
+
+    from engine.cli import move_command
+
+    args = argparse.Namespace(
+        moves="4453", time=1.0, depth=None, heuristic=None, json=True, config=None,
+        started=time.perf_counter() - 100.0,
+    )
+    assert move_command(args) == 0
+    reply = json.loads(capsys.readouterr().out)
+    assert reply["source"] == "search" and reply["depth"] == 5  # agent.min_depth
