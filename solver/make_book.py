@@ -17,13 +17,15 @@ higher ``--first-full``/``--second-full`` explores further from the same work fi
 
 Every answer is appended to a work file (JSON lines) as soon as it is known, so an interrupted
 run resumes where it stopped: the traversal is replayed from the root, answers already in the
-work file are reused.  ``build`` turns the work file into the compact book (``solver.book``)
-and a summary of the compute it took.
+work file are reused.  ``build`` turns the work file into the compact book (``solver.book``),
+a summary of the compute it took, and a compressed copy of the work file, which is what the
+repository ships (a fresh clone unpacks it on the first ``generate`` to extend the book).
 """
 
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import sys
 import time
@@ -36,6 +38,21 @@ from solver.book import DEFAULT_BOOK_PATH, build_book, canonical_key, save_book
 from solver.solver import Solver
 
 DEFAULT_WORK_PATH = DEFAULT_BOOK_PATH.with_name("book-work.jsonl")
+
+
+def packed(work: Path) -> Path:
+    """The compressed copy of a work file that is shipped (the work file itself is not)."""
+    return work.with_name(work.name + ".gz")
+
+
+def _work_text(path: Path) -> str:
+    """A work file's text (``.gz``: compressed); a missing work file is unpacked from its
+    shipped copy if there is one."""
+    if path.suffix == ".gz":
+        return gzip.decompress(path.read_bytes()).decode()
+    if not path.exists() and packed(path).exists():
+        path.write_bytes(gzip.decompress(packed(path).read_bytes()))
+    return path.read_text() if path.exists() else ""
 SUMMARY_PATH = DEFAULT_BOOK_PATH.with_name("book.json")
 
 
@@ -59,22 +76,19 @@ class Record:
 def read_params(path: Path) -> dict[str, object]:
     """The parameters of the last run recorded in a work file ({} if none)."""
     params: dict[str, object] = {}
-    if path.exists():
-        for line in path.read_text().splitlines():
-            if line.startswith('{"params"'):
-                try:
-                    params = json.loads(line)["params"]
-                except json.JSONDecodeError:
-                    continue
+    for line in _work_text(path).splitlines():
+        if line.startswith('{"params"'):
+            try:
+                params = json.loads(line)["params"]
+            except json.JSONDecodeError:
+                continue
     return params
 
 
 def read_work(path: Path) -> dict[int, Record]:
     """The records of a work file by canonical key (a torn last line is ignored)."""
     records: dict[int, Record] = {}
-    if not path.exists():
-        return records
-    for line in path.read_text().splitlines():
+    for line in _work_text(path).splitlines():
         try:
             data = json.loads(line)
         except json.JSONDecodeError:
@@ -197,6 +211,8 @@ def build(work: Path, out: Path, summary: Path) -> dict[str, object]:
     book = build_book(entries)
     out.parent.mkdir(parents=True, exist_ok=True)
     save_book(book, out)
+    # mtime=0: the same work file always packs to the same bytes.
+    packed(work).write_bytes(gzip.compress(work.read_bytes(), mtime=0))
     plies: dict[int, int] = {}
     for record in records.values():
         n = len(record.moves)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from board import Board, bits
+from board import Board
 from solver import Solver
 from solver.book import (
     MAGIC,
@@ -22,7 +22,14 @@ from solver.book import (
     read_book,
     save_book,
 )
-from solver.make_book import DEFAULT_WORK_PATH, SUMMARY_PATH, Generator, build, read_work
+from solver.make_book import (
+    DEFAULT_WORK_PATH,
+    SUMMARY_PATH,
+    Generator,
+    build,
+    packed,
+    read_work,
+)
 from tests.helpers import random_position
 
 
@@ -166,9 +173,10 @@ def test_work_file_and_summary_describe_the_shipped_book(shipped: Book) -> None:
     summary = json.loads(SUMMARY_PATH.read_text())
     assert summary["positions"] == len(shipped)
     assert summary["solver_seconds"] > 0
-    if DEFAULT_WORK_PATH.exists():
-        assert len(read_work(DEFAULT_WORK_PATH)) >= len(shipped)
-    assert bits.WIDTH == 7
+    shipped_work = read_work(packed(DEFAULT_WORK_PATH))
+    assert len(shipped_work) == len(shipped)
+    for record in random.Random(4).sample(list(shipped_work.values()), 50):
+        assert shipped.lookup(Board.from_moves(record.moves)) == (record.column, record.score)
 
 
 def test_generator_meets_mirror_images_without_new_work(tmp_path: Path) -> None:
@@ -184,3 +192,15 @@ def test_generator_meets_mirror_images_without_new_work(tmp_path: Path) -> None:
         assert g.run()
         counts.append(g.new)
     assert counts[0] == counts[1] > 1
+
+
+def test_a_fresh_clone_unpacks_the_shipped_work_file(tmp_path: Path) -> None:
+    work = tmp_path / "work.jsonl"
+    work.write_text('{"params": {"first_full": 4}}\n'
+                    '{"moves": "4455", "column": 2, "score": 18, "nodes": 3, "seconds": 0.0,'
+                    ' "easy": false}\n')
+    build(work, tmp_path / "book.bin", tmp_path / "book.json")
+    work.unlink()
+    records = read_work(work)  # unpacked from work.jsonl.gz
+    assert work.exists() and [r.moves for r in records.values()] == ["4455"]
+    assert json.loads((tmp_path / "book.json").read_text())["first_full"] == 4
