@@ -3,7 +3,9 @@
 Stages, each used when it can answer in time (the solver and book stages are switched on by
 ``AgentSettings``):
 
-1. ``book``: the opening book has the position (exact);
+1. ``book``: the opening book has the position (exact); at the edge of the book the solver's
+   share of the budget goes into the position after the book's move, so that the first move
+   past the book starts with a warm table;
 2. ``solver``: the exact solver proves the position within part of the budget
    (``SolverSettings.share``): first the outcome only (win, draw or loss: the cheaper proof),
    then the exact score; it plays a move keeping the best proven outcome (the fastest win, a
@@ -131,11 +133,36 @@ class Engine:
             found = self.book.lookup(board)
             if found is not None and board.can_play(found[0]):
                 col, score = found
-                return Decision(col, score, discs_to_end(score, board.moves), 0,
+                nodes = 0
+                if self.solver is not None:
+                    nodes = self._warm_at_book_edge(board.play(col),
+                                                    start + budget * self.solver_settings.share)
+                return Decision(col, score, discs_to_end(score, board.moves), nodes,
                                 self.clock() - start, (col,), "book", True)
         if self.solver is not None:
             return self._solve(board, start, start + budget * self.solver_settings.share)
         return None
+
+    def _warm_at_book_edge(self, after: Board, deadline: float) -> int:
+        """At the edge of the book, solve the position after our move until ``deadline``; return
+        the nodes searched.
+
+        A book move teaches the solver's table nothing, so the first position past the book
+        would be solved from a cold table within one move's share.  When no reply to our move
+        leads back into the book, the time the book saved goes into the position the opponent
+        now faces: its proof is most of the proof of our next position.
+        """
+        assert self.solver is not None and self.book is not None
+        if after.is_over():
+            return 0
+        for reply in after.legal_moves():
+            following = after.play_unchecked(reply)
+            if not following.is_over() and self.book.lookup(following) is not None:
+                return 0
+        before = self.solver.nodes
+        if self.solver.solve(after, weak=True, deadline=deadline) is not None:
+            self.solver.solve(after, deadline=deadline)
+        return self.solver.nodes - before
 
     def _solve(self, board: Board, start: float, deadline: float) -> Decision | None:
         """The solver's decision by ``deadline``, or None when it proved too little in time."""

@@ -141,3 +141,25 @@ def test_a_damaged_book_stops_the_engine_before_the_game(tmp_path: Path) -> None
     bad.write_bytes(b"C4BOOK01" + bytes(40))
     with pytest.raises(BookError, match="book"):
         Engine(settings(), solver=SolverSettings(book=str(bad)))
+
+
+def test_at_the_edge_of_the_book_the_solver_warms_up_on_the_next_position() -> None:
+    engine = Engine(settings(use_book=True))
+    assert engine.book is not None and engine.solver is not None
+    inside = engine.choose(Board())
+    assert inside.source == "book" and inside.nodes == 0  # replies lead back into the book
+
+    def at_edge(board: Board, col: int) -> bool:
+        after = board.play(col)
+        return not after.is_over() and all(
+            after.play(r).is_over() or engine.book.lookup(after.play(r)) is None  # type: ignore[union-attr]
+            for r in after.legal_moves())
+
+    edge = next(board for board, col, _ in engine.book.entries()
+                if board.moves >= 14 and at_edge(board, col))
+    decision = engine.choose(edge)
+    assert decision.source == "book" and decision.nodes > 0
+    # The position the opponent now faces is proven: the table answers it at once.
+    after = edge.play(decision.column)
+    nodes = engine.solver.nodes
+    assert engine.solver.solve(after) is not None and engine.solver.nodes - nodes < 1000
