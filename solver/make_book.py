@@ -235,7 +235,8 @@ def build(work: Path, out: Path, summary: Path) -> dict[str, object]:
         "positions_by_ply": {str(k): plies[k] for k in sorted(plies)},
         "solver_seconds": round(sum(r.seconds for r in records.values()), 1),
         "solver_nodes": sum(r.nodes for r in records.values()),
-        "slowest": max(records.values(), key=lambda r: r.seconds).moves if records else None,
+        "slowest": (max(records.values(), key=lambda r: r.seconds).moves or "(empty board)"
+                    if records else None),
         "slowest_seconds": round(max((r.seconds for r in records.values()), default=0.0), 1),
         "file_bytes": out.stat().st_size,
     }
