@@ -141,10 +141,14 @@ class ColumnView:
 
 
 def best_column(views: list[ColumnView]) -> ColumnView:
-    """The column to play: the best exact score if it is a win or a draw and otherwise the
-    best estimate among unproven columns (they may still be better than a proven loss); the
-    best exact loss if nothing is unproven.  Ties go to the centre."""
+    """The column to play: the book's (it has the position's score, the best there is); else
+    the best exact score if it is a win or a draw, and otherwise the best estimate among
+    unproven columns (they may still be better than a proven loss); the best exact loss if
+    nothing is unproven.  Ties go to the centre."""
     playable = [v for v in views if v.playable]
+    for view in playable:
+        if view.source == "book":
+            return view
     order = {c: i for i, c in enumerate(bits.CENTER_ORDER)}
     exact = sorted((v for v in playable if v.exact), key=lambda v: (-(v.score or 0), order[v.column]))
     unproven = sorted((v for v in playable if not v.exact),

@@ -135,3 +135,15 @@ def test_solve_as_a_subprocess_pipes_like_pons_solver() -> None:
                             capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert result.returncode == 0, result.stderr
     assert len(result.stdout.splitlines()) == 20
+
+
+def test_analyze_prefers_the_books_column_to_unproven_estimates(capsys: Cap,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    # "44444": the book knows the position is lost (-1) and which column loses slowest; the
+    # other columns cannot be proven in 0.2 s, and cannot be better than the book's.
+    code, out, _ = run(capsys, monkeypatch, "", "analyze", "44444", "--json", "--time", "0.2")
+    assert code == 0
+    reply = json.loads(out)
+    book = [c for c in reply["columns"] if c["source"] == "book"]
+    assert len(book) == 1 and book[0]["exact"]
+    assert reply["best"] == {"column": book[0]["column"], "score": book[0]["score"], "exact": True}
