@@ -20,7 +20,7 @@ import time
 from dataclasses import dataclass
 from typing import TextIO
 
-from board import Board, BoardError, IllegalMove, InvalidMoveString, bits
+from board import Board, BoardError, IllegalMove, bits
 from settings import load_settings
 from solver.solver import Solver, discs_to_end, outcome
 
@@ -243,11 +243,12 @@ def analyze_command(args: argparse.Namespace) -> int:
             "moves": args.moves.strip(),
             "to_move": mover,
             "columns": [
-                {"column": v.column + 1, "playable": v.playable, "score": v.score,
-                 "exact": v.exact, "source": v.source or None}
+                {"column": v.column, "pons_column": v.column + 1, "playable": v.playable,
+                 "score": v.score, "exact": v.exact, "source": v.source or None}
                 for v in views
             ],
-            "best": {"column": best.column + 1, "score": best.score, "exact": best.exact},
+            "best": {"column": best.column, "pons_column": best.column + 1,
+                     "score": best.score, "exact": best.exact},
             "all_exact": all(v.exact for v in views if v.playable),
             "nodes": nodes,
             "seconds": round(elapsed, 4),
@@ -268,4 +269,4 @@ def analyze_command(args: argparse.Namespace) -> int:
     return 0
 
 
-USER_ERRORS = (SolveInputError, InvalidMoveString, ValueError)
+USER_ERRORS = (SolveInputError,)  # board errors are user errors for every command

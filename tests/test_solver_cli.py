@@ -79,14 +79,15 @@ def test_analyze_json_gives_every_columns_exact_score(capsys: Cap, monkeypatch: 
     reply = json.loads(out)
     board = Board.from_moves(moves)
     expected = Solver().column_scores(board)
-    columns = {c["column"] - 1: c for c in reply["columns"]}
+    columns = {c["column"]: c for c in reply["columns"]}
+    assert all(c["pons_column"] == c["column"] + 1 for c in reply["columns"])
     for col in range(7):
         if board.can_play(col):
             assert columns[col]["exact"] and columns[col]["score"] == expected[col]
         else:
             assert not columns[col]["playable"] and columns[col]["score"] is None
     assert reply["all_exact"] and reply["best"]["score"] == 4
-    assert expected[reply["best"]["column"] - 1] == 4
+    assert expected[reply["best"]["column"]] == 4
 
 
 def test_analyze_marks_unproven_columns_as_estimates(capsys: Cap, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -146,4 +147,5 @@ def test_analyze_prefers_the_books_column_to_unproven_estimates(capsys: Cap,
     reply = json.loads(out)
     book = [c for c in reply["columns"] if c["source"] == "book"]
     assert len(book) == 1 and book[0]["exact"]
-    assert reply["best"] == {"column": book[0]["column"], "score": book[0]["score"], "exact": True}
+    assert reply["best"] == {"column": book[0]["column"], "pons_column": book[0]["column"] + 1,
+                             "score": book[0]["score"], "exact": True}
