@@ -28,6 +28,7 @@ from search.iterative import Clock, deepest
 from settings import AgentSettings, SolverSettings
 from solver import Solver, discs_to_end
 from solver.book import Book, load_book
+from solver.solver import Move
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,7 +141,8 @@ class Engine:
                 return Decision(col, score, discs_to_end(score, board.moves), nodes,
                                 self.clock() - start, (col,), "book", True)
         if self.solver is not None:
-            return self._solve(board, start, start + budget * self.solver_settings.share)
+            return self._solve(board, start, start + budget * self.solver_settings.share,
+                               start + budget)
         return None
 
     def _warm_at_book_edge(self, after: Board, deadline: float) -> int:
@@ -164,20 +166,30 @@ class Engine:
             self.solver.solve(after, deadline=deadline)
         return self.solver.nodes - before
 
-    def _solve(self, board: Board, start: float, deadline: float) -> Decision | None:
-        """The solver's decision by ``deadline``, or None when it proved too little in time."""
+    def _solve(self, board: Board, start: float, share_deadline: float,
+               deadline: float) -> Decision | None:
+        """The solver's decision, or None when it proved too little in time.
+
+        Proving the outcome may take until ``share_deadline``.  A proven win or draw is worth
+        the rest of the budget (until ``deadline``): the search could throw it away, so the
+        solver then goes on to find a column that keeps it.  A proven loss is answered with the
+        slowest loss if that is found within the share, else left to the search, which sets
+        the opponent the hardest problems.
+        """
         assert self.solver is not None
         nodes = self.solver.nodes
-        weak = self.solver.best_move(board, deadline, weak=True)
-        if weak is None:
+        known = self.solver.solve(board, weak=True, deadline=share_deadline)
+        if known is None:
             return None
-        move = weak if weak.exact else self.solver.best_move(board, deadline)
+        move: Move | None
+        if known.score < 0:
+            move = self.solver.best_move(board, share_deadline)
+        else:
+            move = self.solver.best_move(board, deadline, weak=True)
+            if move is not None and not move.exact:
+                move = self.solver.best_move(board, share_deadline) or move
         if move is None:
-            # Only the outcome is known.  A win or a draw is kept by the weak move; a proven
-            # loss is left to the search, which sets the opponent the hardest problems.
-            if weak.score < 0:
-                return None
-            move = weak
+            return None
         seconds = self.clock() - start
         depth = discs_to_end(move.score, board.moves) if move.exact else 0
         return Decision(move.column, move.score, depth, self.solver.nodes - nodes, seconds,

@@ -12,10 +12,9 @@ faster as it goes.  Three questions it answers:
 Deadlines are times of an injected ``clock``.  The compiled search cannot read a clock, so it
 runs in slices of nodes sized from the measured node rate to take at most half the time left
 (and at most ``MAX_SLICE_SECONDS``, and at most twice the previous slice); between slices the
-clock is checked.  A slice that runs
-out stores nothing for its unfinished nodes and keeps the narrowed window, so the next slice
-resumes where it stopped.  The overrun past a deadline is one slice at most, a fraction of
-that half.
+clock is checked.  A slice that runs out stores nothing for its unfinished nodes and keeps the
+narrowed window, so the next slice resumes where it stopped.  The overrun past a deadline is
+one slice at most, a fraction of that half.
 """
 
 from __future__ import annotations
@@ -86,6 +85,7 @@ class Solver:
         self.clock = clock
         self.nodes = 0  # total searched by this solver
         self._slice = FIRST_SLICE_NODES
+        self._rate = FIRST_SLICE_NODES / MAX_SLICE_SECONDS  # nodes per second, until measured
 
     # --- the compiled calls, in slices ------------------------------------------------------
 
@@ -101,7 +101,10 @@ class Solver:
             now = self.clock()
             if now >= deadline:
                 return None
-            counters = core.new_counters(self._slice, low, high)
+            # Sized from the time left now, not only from the previous call's last slice.
+            budget = min(MAX_SLICE_SECONDS, (deadline - now) / 2)
+            slice_nodes = max(MIN_SLICE_NODES, min(self._slice, int(self._rate * budget)))
+            counters = core.new_counters(slice_nodes, low, high)
             done = core.solve_steps(board.position, board.mask, board.moves,
                                     self.table.entries, self.scratch, counters)
             after = self.clock()
@@ -109,10 +112,10 @@ class Solver:
             self.nodes += searched
             elapsed = after - now
             if elapsed > 0 and searched > 0:
-                budget = min(MAX_SLICE_SECONDS, (deadline - after) / 2)
+                self._rate = searched / elapsed
                 # At most doubling per slice: a coarse clock must not make a slice explode.
-                self._slice = max(MIN_SLICE_NODES, min(2 * self._slice,
-                                                       int(searched / elapsed * budget)))
+                self._slice = max(MIN_SLICE_NODES, min(2 * slice_nodes,
+                                                       int(self._rate * MAX_SLICE_SECONDS)))
             low, high = int(counters[core.LOW]), int(counters[core.HIGH])
             if done:
                 return low

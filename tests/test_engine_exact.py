@@ -163,3 +163,66 @@ def test_at_the_edge_of_the_book_the_solver_warms_up_on_the_next_position() -> N
     after = edge.play(decision.column)
     nodes = engine.solver.nodes
     assert engine.solver.solve(after) is not None and engine.solver.nodes - nodes < 1000
+
+
+@pytest.mark.parametrize("opponent_seed", [1, 2, 3])
+def test_as_first_player_the_shipped_engine_proves_and_keeps_the_win(opponent_seed: int) -> None:
+    """From the empty board every move of ours comes from the book or the solver with a
+    proven win, and the game is won.  The budget is generous so that no proof is cut short
+    by the speed of the machine; the engine stops as soon as it has a proof."""
+    from search.bot import bot_move
+
+    engine = Engine(settings(seconds_per_move=120.0))
+    rng = random.Random(opponent_seed)
+    board = Board()
+    while not board.is_over():
+        if board.first_player_to_move:
+            decision = engine.choose(board)
+            assert decision.source in ("book", "solver") and decision.score > 0, (board, decision)
+            board = board.play(decision.column)
+        else:
+            board = board.play(bot_move(board, 3, rng) if opponent_seed % 2 else
+                               rng.choice(board.legal_moves()))
+    assert board.last_mover_won() and board.moves % 2 == 1  # the first player's disc
+
+
+def test_a_proven_win_gets_the_whole_budget_to_find_a_keeping_move(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Once the outcome is proven, the search must not get the move: the solver's search for a
+    column that keeps the win may use the whole budget, not only the solver's share."""
+    clock_now = [100.0]
+    engine = Engine(settings(use_book=False, seconds_per_move=2.0), clock=lambda: clock_now[0])
+    assert engine.solver is not None
+    deadlines: list[tuple[float | None, bool]] = []
+    real_best_move = engine.solver.best_move
+
+    def recording_best_move(board: Board, deadline: float | None = None, *, weak: bool = False):
+        deadlines.append((deadline, weak))
+        return real_best_move(board, None, weak=weak)
+
+    monkeypatch.setattr(engine.solver, "best_move", recording_best_move)
+    moves, score = pons("Test_L2_R1", 1, 1)[0]
+    decision = engine.choose(Board.from_moves(moves))
+    assert decision.source == "solver" and decision.score == score
+    assert deadlines[0] == (102.0, True)  # the whole budget for the weak move
+
+
+def test_the_solvers_first_slice_fits_the_time_left(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A solver whose slices grew in a long call must not start a big slice when little time
+    is left: the first slice of a call is sized from the time left."""
+    from solver import core
+
+    solver = Solver(24)
+    solver.solve(Board.from_moves("4444"), weak=True)  # no deadline: nothing measured
+    solver.solve(Board.from_moves("44444"), weak=True, deadline=solver.clock() + 0.5)
+    limits: list[int] = []
+    real_new_counters = core.new_counters
+
+    def recording(limit: int, low: int, high: int):
+        limits.append(limit)
+        return real_new_counters(limit, low, high)
+
+    monkeypatch.setattr(core, "new_counters", recording)
+    left = 0.001
+    solver.solve(Board.from_moves("4444442"), weak=True, deadline=solver.clock() + left)
+    assert limits, "one slice at least"
+    assert limits[0] <= max(1_000, solver._rate * left)  # MIN_SLICE_NODES or the time left
