@@ -94,7 +94,9 @@ class Engine:
 
     def warm_up(self) -> None:
         """Load (or compile) the compiled code now, so that the first move is not slowed."""
-        deepest(iterative_deepening(Board.from_moves("44"), self.clock() + 0.01, max_depth=4))
+        deepest(iterative_deepening(Board.from_moves("44"), self.clock() + 0.01, max_depth=4,
+                                    heuristic=self.settings.heuristic, table=self.table))
+        self.table.clear()
         if self.solver is not None:
             self.solver.best_move(Board.from_moves("5554224333234511764415115"), weak=True)
 

@@ -62,14 +62,16 @@ class TranspositionTable:
 
     def __init__(self, bits: int = 21) -> None:
         self.size = largest_prime_below(1 << bits)
+        # Both filled now (np.zeros would map pages lazily): the first search of a game must
+        # not pay for touching tens of MB of fresh memory.
         self.keys = np.full(self.size, -1, dtype=np.int64)
-        self.data = np.zeros(self.size, dtype=np.int64)
+        self.data = np.full(self.size, 0, dtype=np.int64)
         self.owner: object = None
 
     def clear(self) -> None:
+        """Empty the table (an empty table suits any owner: ``owner`` stays)."""
         self.keys.fill(-1)
         self.data.fill(0)
-        self.owner = None
 
     def claim(self, owner: object) -> None:
         """Clear the table unless it was filled by a search with the same ``owner`` settings."""
