@@ -8,9 +8,8 @@ drive time by hand.
 The compiled search cannot look at a clock, so it runs in slices of a few thousand nodes: when
 a slice runs out, the driver checks the clock and, if there is time left, starts the same
 iteration again.  Nothing is stored for unfinished nodes, so the restart walks back to where
-the previous slice stopped through transposition-table hits.  Each slice is sized from the
-measured node rate to take at most half the time left (and at most ``MAX_SLICE_SECONDS``), so
-a search overruns its deadline by a fraction of a millisecond at most.
+the previous slice stopped through transposition-table hits.  ``search.slices`` sizes the
+slices, so a search overruns its deadline by a fraction of one slice at most.
 """
 
 from __future__ import annotations
@@ -33,13 +32,13 @@ from search.negamax import (
     new_counters,
     new_scratch,
 )
+from search.slices import SliceSizer
 from search.table import TranspositionTable
 
 Clock = Callable[[], float]
 
 FIRST_SLICE_NODES = 2_000
 MIN_SLICE_NODES = 500
-MAX_SLICE_SECONDS = 0.02
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,23 +102,20 @@ def iterative_deepening(
     last_depth = remaining if max_depth is None else min(max_depth, remaining)
     start = clock()
     total_nodes = 0
-    slice_nodes = FIRST_SLICE_NODES
+    slices = SliceSizer(FIRST_SLICE_NODES, MIN_SLICE_NODES)
     for depth in range(1, last_depth + 1):
         must_finish = depth <= min_depth
         while True:
-            counters = new_counters(1 << 62 if must_finish else slice_nodes)
             before = clock()
+            counters = new_counters(1 << 62 if must_finish else slices.next(deadline - before))
             score = negamax(
                 board.position, board.mask, board.moves, depth, -INF, INF, hid, tactics,
                 table.keys, table.data, scratch, counters,
             )
             now = clock()
-            total_nodes += int(min(counters[NODES], counters[NODE_LIMIT]))
-            elapsed = now - before
-            if elapsed > 0 and counters[NODES] > 0:
-                rate = counters[NODES] / elapsed
-                budget = min(MAX_SLICE_SECONDS, (deadline - now) / 2)
-                slice_nodes = max(MIN_SLICE_NODES, int(rate * budget))
+            searched = int(min(counters[NODES], counters[NODE_LIMIT]))
+            total_nodes += searched
+            slices.measured(searched, now - before)
             if not counters[ABORTED]:
                 break
             if now >= deadline:

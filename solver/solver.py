@@ -10,11 +10,10 @@ faster as it goes.  Three questions it answers:
 - ``best_move(board)``: a column that keeps the position's score, with that score.
 
 Deadlines are times of an injected ``clock``.  The compiled search cannot read a clock, so it
-runs in slices of nodes sized from the measured node rate to take at most half the time left
-(and at most ``MAX_SLICE_SECONDS``, and at most twice the previous slice); between slices the
-clock is checked.  A slice that runs out stores nothing for its unfinished nodes and keeps the
-narrowed window, so the next slice resumes where it stopped.  The overrun past a deadline is
-one slice at most, a fraction of that half.
+runs in slices of nodes sized by ``search.slices.SliceSizer``; between slices the clock is
+checked.  A slice that runs out stores nothing for its unfinished nodes and keeps the narrowed
+window, so the next slice resumes where it stopped.  The overrun past a deadline is a fraction
+of one slice at most.
 """
 
 from __future__ import annotations
@@ -24,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from board import Board, IllegalMove, bits
+from search.slices import SliceSizer
 from solver import core
 from solver.table import SolverTable
 
@@ -31,7 +31,6 @@ Clock = Callable[[], float]
 
 FIRST_SLICE_NODES = 20_000
 MIN_SLICE_NODES = 1_000
-MAX_SLICE_SECONDS = 0.02
 UNLIMITED = 1 << 62
 
 
@@ -84,8 +83,8 @@ class Solver:
         self.scratch = core.new_scratch()
         self.clock = clock
         self.nodes = 0  # total searched by this solver
-        self._slice = FIRST_SLICE_NODES
-        self._rate = FIRST_SLICE_NODES / MAX_SLICE_SECONDS  # nodes per second, until measured
+        # Kept between calls: the node rate measured in one call sizes the next call's slices.
+        self.slices = SliceSizer(FIRST_SLICE_NODES, MIN_SLICE_NODES)
 
     # --- the compiled calls, in slices ------------------------------------------------------
 
@@ -101,21 +100,13 @@ class Solver:
             now = self.clock()
             if now >= deadline:
                 return None
-            # Sized from the time left now, not only from the previous call's last slice.
-            budget = min(MAX_SLICE_SECONDS, (deadline - now) / 2)
-            slice_nodes = max(MIN_SLICE_NODES, min(self._slice, int(self._rate * budget)))
-            counters = core.new_counters(slice_nodes, low, high)
+            counters = core.new_counters(self.slices.next(deadline - now), low, high)
             done = core.solve_steps(board.position, board.mask, board.moves,
                                     self.table.entries, self.scratch, counters)
             after = self.clock()
             searched = int(min(counters[core.NODES], counters[core.NODE_LIMIT]))
             self.nodes += searched
-            elapsed = after - now
-            if elapsed > 0 and searched > 0:
-                self._rate = searched / elapsed
-                # At most doubling per slice: a coarse clock must not make a slice explode.
-                self._slice = max(MIN_SLICE_NODES, min(2 * slice_nodes,
-                                                       int(self._rate * MAX_SLICE_SECONDS)))
+            self.slices.measured(searched, after - now)
             low, high = int(counters[core.LOW]), int(counters[core.HIGH])
             if done:
                 return low

@@ -225,4 +225,4 @@ def test_the_solvers_first_slice_fits_the_time_left(monkeypatch: pytest.MonkeyPa
     left = 0.001
     solver.solve(Board.from_moves("4444442"), weak=True, deadline=solver.clock() + left)
     assert limits, "one slice at least"
-    assert limits[0] <= max(1_000, solver._rate * left)  # MIN_SLICE_NODES or the time left
+    assert limits[0] <= max(1_000, solver.slices.rate * left)  # MIN_SLICE_NODES or the time left

@@ -182,3 +182,18 @@ def test_same_results_without_compilation() -> None:
         for p in positions
     ]
     assert json.loads(out.stdout) == expected
+
+
+def test_slices_fit_half_the_time_left_and_grow_at_most_twofold() -> None:
+    from search.slices import SliceSizer
+
+    sizer = SliceSizer(first_nodes=1_000, min_nodes=100, max_seconds=0.02)
+    assert sizer.next(10.0) == 1_000  # the first slice, before any measurement
+    sizer.measured(1_000, 0.0001)  # 10 M nodes/s
+    sizes = [sizer.next(10.0) for _ in range(10)]
+    assert sizes[:4] == [2_000, 4_000, 8_000, 16_000]  # twofold at most
+    assert max(sizes) == 200_000  # 20 ms at 10 M nodes/s
+    assert sizer.next(0.004) == 20_000  # half of the 4 ms left
+    assert sizer.next(-1.0) == 100  # past the deadline: the minimum
+    sizer.measured(0, 0.0)  # nothing measured: the rate stays
+    assert sizer.rate == 10_000_000
