@@ -19,7 +19,6 @@ from board import HEIGHT, WIDTH, Board
 RED = "\x1b[1;31m"
 YELLOW = "\x1b[1;33m"
 DIM = "\x1b[2m"
-BOLD = "\x1b[1m"
 RESET = "\x1b[0m"
 
 QUIT_WORDS = ("q", "quit", "exit")

@@ -46,12 +46,6 @@ def bottom_mask_col(col: int) -> int:
 
 
 @njit(cache=True)
-def top_mask_col(col: int) -> int:
-    """The top cell of column ``col``."""
-    return 1 << (HEIGHT - 1 + col * H1)
-
-
-@njit(cache=True)
 def column_mask(col: int) -> int:
     """All six cells of column ``col``."""
     return ((1 << HEIGHT) - 1) << (col * H1)

@@ -14,7 +14,8 @@ Stages, each used when it can answer in time (the solver and book stages are swi
 3. ``search``: iterative-deepening alpha-beta with the configured heuristic, with the time left.
 
 Every stage works to the same deadline from the engine's clock, so ``choose`` does not
-overrun its budget by more than one search or solver slice (a fraction of a millisecond).
+overrun its budget by more than a fraction of one search or solver slice (a slice is sized to
+take at most half the time left, and at most 20 ms).
 """
 
 from __future__ import annotations
@@ -24,11 +25,12 @@ from dataclasses import dataclass
 
 from board import Board, IllegalMove
 from search import SearchResult, TranspositionTable, iterative_deepening
-from search.iterative import Clock, deepest
+from search.iterative import deepest
+from search.slices import Clock
 from settings import AgentSettings, SolverSettings
-from solver import Solver, discs_to_end
+from solver import Move, Solver, discs_to_end
 from solver.book import Book, load_book
-from solver.solver import Move
+from solver.solver import WARM_UP_POSITION
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,7 +100,7 @@ class Engine:
                                     heuristic=self.settings.heuristic, table=self.table))
         self.table.clear()
         if self.solver is not None:
-            self.solver.best_move(Board.from_moves("5554224333234511764415115"), weak=True)
+            self.solver.best_move(Board.from_moves(WARM_UP_POSITION), weak=True)
 
     def new_game(self) -> None:
         # The solver's table holds exact bounds, true in every game: it is kept.

@@ -5,18 +5,18 @@ stops when the deadline passes, the depth limit is reached, or the value is prov
 keeps the last result it received.  The clock is injected (``clock``, ``deadline``), so tests
 drive time by hand.
 
-The compiled search cannot look at a clock, so it runs in slices of a few thousand nodes: when
-a slice runs out, the driver checks the clock and, if there is time left, starts the same
-iteration again.  Nothing is stored for unfinished nodes, so the restart walks back to where
-the previous slice stopped through transposition-table hits.  ``search.slices`` sizes the
-slices, so a search overruns its deadline by a fraction of one slice at most.
+The compiled search cannot look at a clock, so it runs in slices of nodes: when a slice runs
+out, the driver checks the clock and, if there is time left, starts the same iteration again.
+Nothing is stored for unfinished nodes, so the restart walks back to where the previous slice
+stopped through transposition-table hits.  ``search.slices`` sizes the slices, so a search
+overruns its deadline by a fraction of one slice at most.
 """
 
 from __future__ import annotations
 
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from board import Board, IllegalMove, bits
@@ -32,10 +32,8 @@ from search.negamax import (
     new_counters,
     new_scratch,
 )
-from search.slices import SliceSizer
+from search.slices import Clock, SliceSizer
 from search.table import TranspositionTable
-
-Clock = Callable[[], float]
 
 FIRST_SLICE_NODES = 2_000
 MIN_SLICE_NODES = 500

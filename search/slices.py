@@ -10,6 +10,11 @@ therefore overrun by a fraction of one slice at most.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+# A clock as the drivers take it: seconds, from any origin (time.perf_counter, or a test's).
+Clock = Callable[[], float]
+
 MAX_SLICE_SECONDS = 0.02
 
 

@@ -183,8 +183,10 @@ class SolverSettings:
     share: float = 0.5
 
     def __post_init__(self) -> None:
-        if not 24 <= self.table_bits <= 28:
-            raise ConfigError("solver.table_bits: must be an integer 24-28")
+        from solver.table import MAX_BITS, MIN_BITS  # here: the solver loads compiled code
+
+        if not MIN_BITS <= self.table_bits <= MAX_BITS:
+            raise ConfigError(f"solver.table_bits: must be an integer {MIN_BITS}-{MAX_BITS}")
         if not 0 < self.share <= 1:
             raise ConfigError("solver.share: must be a fraction above 0 and at most 1")
 

@@ -22,14 +22,14 @@ from typing import TextIO
 
 from board import Board, BoardError, IllegalMove, bits
 from settings import load_settings
-from solver.solver import Solver, discs_to_end, outcome
+from solver.solver import WARM_UP_POSITION, Solver, discs_to_end, outcome
+from solver.table import MAX_BITS, MIN_BITS
 
 EXIT_OK = 0
 EXIT_MISMATCH = 1
 EXIT_BAD_INPUT = 2
 
 DEFAULT_ANALYZE_SECONDS = 10.0
-WARM_UP_POSITION = "5554224333234511764415115"  # a Middle-Easy position: 144 nodes
 # Share of analyze's budget kept for heuristic estimates of columns the solver did not prove.
 ESTIMATE_SHARE = 0.1
 
@@ -63,8 +63,8 @@ def _table_bits(args: argparse.Namespace) -> int:
     bits_ = args.table_bits
     if bits_ is None:
         return load_settings(args.config).solver.table_bits
-    if not 24 <= bits_ <= 28:
-        raise SolveInputError("--table-bits must be 24-28")
+    if not MIN_BITS <= bits_ <= MAX_BITS:
+        raise SolveInputError(f"--table-bits must be {MIN_BITS}-{MAX_BITS}")
     return int(bits_)
 
 
@@ -189,7 +189,7 @@ def analyze(board: Board, seconds: float, solver: Solver, *, use_book: bool = Tr
         # column profit from an earlier one's work.
         now = clock()
         share = now + (deadline - now) / (len(pending) - i)
-        scores = _column_score(board, col, solver, share)
+        scores = solver.column_score(board, col, share)
         if scores is not None:
             exact[col], sources[col] = scores, "solver"
     views: list[ColumnView] = []
@@ -209,18 +209,6 @@ def analyze(board: Board, seconds: float, solver: Solver, *, use_book: bool = Tr
         result = search(child, slot, clock=clock)
         views[col] = ColumnView(col, True, -result.score, False, "heuristic")
     return views, solver.nodes - nodes_before
-
-
-def _column_score(board: Board, col: int, solver: Solver, deadline: float) -> int | None:
-    from solver import core
-
-    if board.is_winning_move(col):
-        return int(core.win_now_score(board.moves))
-    child = board.play_unchecked(col)
-    if child.is_full():
-        return 0
-    result = solver.solve(child, deadline=deadline)
-    return None if result is None else -result.score
 
 
 def analyze_command(args: argparse.Namespace) -> int:
@@ -253,7 +241,7 @@ def analyze_command(args: argparse.Namespace) -> int:
             "nodes": nodes,
             "seconds": round(elapsed, 4),
         }))
-        return 0
+        return EXIT_OK
     symbol = "X" if mover == 1 else "O"
     print(board)
     print()
@@ -266,7 +254,7 @@ def analyze_command(args: argparse.Namespace) -> int:
     kind = "exact" if best.exact else "heuristic estimate"
     print(f"best move: column {best.column + 1} (0-based {best.column}), {kind}"
           f"  [{nodes} solver nodes, {elapsed:.2f} s]")
-    return 0
+    return EXIT_OK
 
 
 USER_ERRORS = (SolveInputError,)  # board errors are user errors for every command

@@ -2,11 +2,13 @@
 
 Plain Python around the compiled core (``solver.core``).  A solver owns a transposition table
 that stays valid across positions and games, so a long-lived solver (one per engine) gets
-faster as it goes.  Three questions it answers:
+faster as it goes.  The questions it answers:
 
 - ``solve(board)``: the exact score (Pons' scale, see ``solver.core``), or ``None`` when the
   deadline passed first;
-- ``column_scores(board)``: every legal column's exact score (``None`` where unproven);
+- ``column_score(board, col)`` / ``column_scores(board)``: a legal column's exact score, or
+  every one's (``None`` where unproven);
+- ``is_at_most(board, value)``: one null-window test of the score;
 - ``best_move(board)``: a column that keeps the position's score, with that score.
 
 Deadlines are times of an injected ``clock``.  The compiled search cannot read a clock, so it
@@ -19,16 +21,15 @@ of one slice at most.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from board import Board, IllegalMove, bits
-from search.slices import SliceSizer
+from search.slices import Clock, SliceSizer
 from solver import core
 from solver.table import SolverTable
 
-Clock = Callable[[], float]
-
+# A Middle-Easy position (144 nodes): solving it loads the compiled code.
+WARM_UP_POSITION = "5554224333234511764415115"
 FIRST_SLICE_NODES = 20_000
 MIN_SLICE_NODES = 1_000
 UNLIMITED = 1 << 62
@@ -153,21 +154,21 @@ class Solver:
             return None
         return result <= value
 
+    def column_score(self, board: Board, col: int, deadline: float | None = None) -> int | None:
+        """The exact score of playing the legal column ``col``, for the side to move (None:
+        unproven by the deadline)."""
+        if board.is_winning_move(col):
+            return int(core.win_now_score(board.moves))
+        child = board.play_unchecked(col)
+        if child.is_full():
+            return 0
+        result = self.solve(child, deadline=deadline)
+        return None if result is None else -result.score
+
     def column_scores(self, board: Board, deadline: float | None = None) -> dict[int, int | None]:
         """Each legal column's exact score for the side to move (None: unproven by the deadline)."""
         self._check(board)
-        scores: dict[int, int | None] = {}
-        for col in board.legal_moves():
-            if board.is_winning_move(col):
-                scores[col] = int(core.win_now_score(board.moves))
-                continue
-            child = board.play_unchecked(col)
-            if child.is_full():
-                scores[col] = 0
-                continue
-            result = self.solve(child, deadline=deadline)
-            scores[col] = None if result is None else -result.score
-        return scores
+        return {col: self.column_score(board, col, deadline) for col in board.legal_moves()}
 
     def best_move(self, board: Board, deadline: float | None = None, *,
                   weak: bool = False) -> Move | None:

@@ -39,11 +39,3 @@ class SolverTable:
 
     def clear(self) -> None:
         self.entries.fill(0)
-
-    @property
-    def nbytes(self) -> int:
-        return int(self.entries.nbytes)
-
-    def filled(self) -> int:
-        """How many entries are in use."""
-        return int(np.count_nonzero(self.entries))
