@@ -212,8 +212,9 @@ def test_the_solvers_first_slice_fits_the_time_left(monkeypatch: pytest.MonkeyPa
     from solver import core
 
     solver = Solver(24)
-    solver.solve(Board.from_moves("4444"), weak=True)  # no deadline: nothing measured
-    solver.solve(Board.from_moves("44444"), weak=True, deadline=solver.clock() + 0.5)
+    # A few thousand nodes with a deadline: slices are measured and grow.
+    for moves, _ in pons("Test_L2_R2", 3, 1):
+        solver.solve(Board.from_moves(moves), weak=True, deadline=solver.clock() + 0.5)
     limits: list[int] = []
     real_new_counters = core.new_counters
 
