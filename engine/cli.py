@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from board import Board, IllegalMove
 from heuristics import evaluate, heuristic_id
 from settings import load_settings
+from solver import outcome
 
 if TYPE_CHECKING:
     from engine.engine import Decision
@@ -39,15 +40,11 @@ def describe(decision: Decision) -> list[str]:
                      f"{decision.seconds:.3f}  ({rate / 1e6:.2f} M nodes/s)")
         lines.append(f"principal variation (0-based): {' '.join(map(str, decision.pv))}")
     else:
-        if decision.score > 0:
-            outcome = "a win for the side to move"
-        elif decision.score < 0:
-            outcome = "a loss for the side to move"
-        else:
-            outcome = "a draw"
+        word = outcome(decision.score)
+        result = "a draw" if word == "draw" else f"a {word} for the side to move"
         exact = (f"exact score {decision.score} (Pons' scale), {decision.depth} discs to the end"
                  if decision.proven else "outcome proven, exact score not in time")
-        lines.append(f"proven by the {decision.source}: {outcome}; {exact}")
+        lines.append(f"proven by the {decision.source}: {result}; {exact}")
         lines.append(f"nodes: {decision.nodes}  seconds: {decision.seconds:.3f}")
     return lines
 
