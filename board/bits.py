@@ -1,7 +1,8 @@
 """Bitboard primitives shared by the board model, the heuristics, the search and the solver.
 
-Every function here is a small compiled (numba) function over plain integers, so the hot loops
-of the search can call them without leaving machine code.  With ``NUMBA_DISABLE_JIT=1`` they
+Every function here is a small compiled (numba) function over plain integers, inlined into the
+compiled code that calls it (``inline="always"``: a separately compiled call would cost a call
+and reference counting per node in the searches' hot loops).  With ``NUMBA_DISABLE_JIT=1`` they
 run as ordinary Python.  The ones the board model calls from Python (through ``py_func``) call
 no other compiled function, so using them never loads compiled code.
 
@@ -39,37 +40,37 @@ CENTER_COLUMN = ((1 << HEIGHT) - 1) << (H1 * (WIDTH // 2))
 CENTER_ORDER = (3, 2, 4, 1, 5, 0, 6)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def bottom_mask_col(col: int) -> int:
     """The bottom cell of column ``col``."""
     return 1 << (col * H1)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def column_mask(col: int) -> int:
     """All six cells of column ``col``."""
     return ((1 << HEIGHT) - 1) << (col * H1)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def can_play(mask: int, col: int) -> bool:
     """True if column ``col`` still has room."""
     return (mask & (1 << (HEIGHT - 1 + col * H1))) == 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def drop_cell(mask: int, col: int) -> int:
     """The cell a disc dropped in column ``col`` lands on (the column must have room)."""
     return (mask + (1 << (col * H1))) & (((1 << HEIGHT) - 1) << (col * H1))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def possible_moves(mask: int) -> int:
     """The cells where a disc can be dropped now, one per non-full column."""
     return (mask + BOTTOM_ROW) & BOARD_MASK
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def has_four(pos: int) -> bool:
     """True if the discs in ``pos`` contain four in a row in any direction."""
     for shift in (1, 7, 6, 8):  # vertical, horizontal, diagonal \, diagonal /
@@ -79,7 +80,7 @@ def has_four(pos: int) -> bool:
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def winning_cells(pos: int, mask: int) -> int:
     """Empty cells that would complete four in a row for the discs ``pos`` (reachable or not)."""
     # vertical: three stacked discs and the cell above
@@ -94,7 +95,7 @@ def winning_cells(pos: int, mask: int) -> int:
     return r & (BOARD_MASK ^ mask)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def popcount(x: int) -> int:
     """Number of set bits (LLVM turns this loop into one popcnt instruction)."""
     n = 0
@@ -104,7 +105,7 @@ def popcount(x: int) -> int:
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def lowest_col(cell: int) -> int:
     """The column of a single-bit board ``cell``."""
     col = 0

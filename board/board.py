@@ -208,11 +208,9 @@ class Board:
 
     def render(self, to_move_symbol: str = "X", other_symbol: str = "O") -> str:
         """A text picture, top row first, with 0-based column numbers underneath."""
-        first, second = (to_move_symbol, other_symbol)
-        grid = self.to_grid(1)
-        rows = [" ".join({1: first, -1: second, 0: "."}[int(v)] for v in line) for line in grid]
-        rows.append(" ".join(str(c) for c in range(WIDTH)))
-        return "\n".join(rows)
+        from board.render import render_rows
+
+        return render_rows(self.to_grid(1).tolist(), {1: to_move_symbol, -1: other_symbol, 0: "."})
 
     def __str__(self) -> str:
         # The first player is always X, whoever is to move.

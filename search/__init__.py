@@ -1,9 +1,9 @@
 """The heuristic game-tree search: compiled negamax alpha-beta and iterative deepening.
 
 ``search.negamax`` is the compiled core (no I/O, no clock), ``search.table`` its transposition
-table, ``search.iterative`` the deadline-driven driver yielding a result per depth,
-``search.slices`` the sizing of node slices between clock readings (the solver's driver uses it
-too), and ``search.bot`` the fixed-depth player that stands in for the course server's bot.
+table, ``search.iterative`` the deadline-driven driver yielding a result per depth (its slices
+sized by ``timecontrol``), and ``search.bot`` the fixed-depth player that stands in for the
+course server's bot.
 """
 
 from search.iterative import SearchResult, iterative_deepening, search

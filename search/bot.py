@@ -12,8 +12,9 @@ import random
 
 from board import Board, IllegalMove
 from heuristics import DEFAULT_HEURISTIC, heuristic_id
-from search.negamax import INF, WIN, negamax, new_counters, new_scratch
+from search.negamax import INF, WIN, negamax, new_scratch
 from search.table import TranspositionTable
+from timecontrol.counters import new_counters
 
 DEFAULT_BOT_DEPTH = 3
 
@@ -36,7 +37,7 @@ def move_values(board: Board, depth: int, heuristic: str = DEFAULT_HEURISTIC) ->
         if child.is_full():
             values[col] = 0
             continue
-        counters = new_counters(1 << 62)
+        counters = new_counters()
         values[col] = -int(
             negamax(
                 child.position, child.mask, child.moves, depth - 1, -INF, INF, hid, False,

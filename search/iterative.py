@@ -8,7 +8,7 @@ drive time by hand.
 The compiled search cannot look at a clock, so it runs in slices of nodes: when a slice runs
 out, the driver checks the clock and, if there is time left, starts the same iteration again.
 Nothing is stored for unfinished nodes, so the restart walks back to where the previous slice
-stopped through transposition-table hits.  ``search.slices`` sizes the slices, so a search
+stopped through transposition-table hits.  ``timecontrol.SliceSizer`` sizes the slices, so a search
 overruns its deadline by a fraction of one slice at most.
 """
 
@@ -21,19 +21,10 @@ from dataclasses import dataclass
 
 from board import Board, IllegalMove, bits
 from heuristics import DEFAULT_HEURISTIC, heuristic_id
-from search.negamax import (
-    ABORTED,
-    BEST_SLOT,
-    INF,
-    NODE_LIMIT,
-    NODES,
-    is_proven,
-    negamax,
-    new_counters,
-    new_scratch,
-)
-from search.slices import Clock, SliceSizer
+from search.negamax import BEST_SLOT, INF, is_proven, negamax, new_scratch
 from search.table import TranspositionTable
+from timecontrol import Clock, SliceSizer
+from timecontrol.counters import ABORTED, UNLIMITED, new_counters, searched
 
 FIRST_SLICE_NODES = 2_000
 MIN_SLICE_NODES = 500
@@ -86,8 +77,10 @@ def iterative_deepening(
     """Search ``board`` one depth deeper at a time until ``deadline`` (a time of ``clock``).
 
     Depths up to ``min_depth`` are completed whatever the clock says (they take
-    microseconds), so a caller always gets a move.  Raises ``IllegalMove`` if the game is
-    over and ``UnknownHeuristic`` for a bad name.
+    microseconds), so a caller always gets a move searched that deep (or to the end of the
+    game, when fewer moves remain), even when a forced result is found sooner; past
+    ``min_depth`` a proven score ends the search.  Raises ``IllegalMove`` if the game is over
+    and ``UnknownHeuristic`` for a bad name.
     """
     if board.is_over():
         raise IllegalMove("the game is over: there is no move to search")
@@ -105,15 +98,15 @@ def iterative_deepening(
         must_finish = depth <= min_depth
         while True:
             before = clock()
-            counters = new_counters(1 << 62 if must_finish else slices.next(deadline - before))
+            counters = new_counters(UNLIMITED if must_finish else slices.next(deadline - before))
             score = negamax(
                 board.position, board.mask, board.moves, depth, -INF, INF, hid, tactics,
                 table.keys, table.data, scratch, counters,
             )
             now = clock()
-            searched = int(min(counters[NODES], counters[NODE_LIMIT]))
-            total_nodes += searched
-            slices.measured(searched, now - before)
+            nodes = searched(counters)
+            total_nodes += nodes
+            slices.measured(nodes, now - before)
             if not counters[ABORTED]:
                 break
             if now >= deadline:
@@ -130,7 +123,7 @@ def iterative_deepening(
             pv=principal_variation(board, column, table, depth),
             proven=is_proven(score) or exhausted,
         )
-        if is_proven(score) or (depth >= min_depth and clock() >= deadline):
+        if depth >= min_depth and (is_proven(score) or clock() >= deadline):
             return
 
 

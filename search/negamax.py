@@ -7,9 +7,11 @@ faster wins score higher and slower losses less badly, and the score of a positi
 depend on how deep in the tree it was met, so transposition-table entries need no adjustment.
 
 This module does no I/O and reads no clock.  Its caller bounds the work with a node limit in
-``counters`` and, when the limit is hit, gets ``counters[ABORTED] = 1`` and a meaningless
-score; nothing is stored in the table for aborted nodes, so a search started again with the
-same table and settings walks back to where it stopped through table hits.
+``counters`` (``timecontrol.counters``) and, when the limit is hit, gets ``counters[ABORTED] =
+1`` and a meaningless score; nothing is stored in the table for aborted nodes, so a search
+started again with the same table and settings walks back to where it stopped through table
+hits.  The tactics (wins at once, moves that hand the opponent a win, move ordering) are the
+solver's too (``board.tactics``).
 """
 
 from __future__ import annotations
@@ -18,28 +20,19 @@ import numpy as np
 from numba import njit
 
 from board import bits
+from board.tactics import non_losing_moves, order_moves, winning_moves
 from heuristics import evaluate_id
 from search.table import EXACT, LOWER, UPPER, tt_depth, tt_flag, tt_move, tt_pack, tt_score
+from timecontrol.counters import ABORTED, NODE_LIMIT, NODES
 
 WIN = 1_000_000_000
 INF = 2 * WIN
 
-# counters[] slots
-NODES = 0
-NODE_LIMIT = 1
-ABORTED = 2
-
 # Depth recorded for scores that hold at any depth.
 ANY_DEPTH = 255
 
-# Scratch row per ply: 7 ordered moves, then the best move found at that node.
+# Scratch row per ply: the ordered move cells, then the best column found at that node.
 BEST_SLOT = 7
-
-
-def new_counters(node_limit: int) -> np.ndarray:
-    counters = np.zeros(3, dtype=np.int64)
-    counters[NODE_LIMIT] = node_limit
-    return counters
 
 
 def new_scratch() -> np.ndarray:
@@ -57,35 +50,6 @@ def is_loss_score(score: int) -> bool:
 def is_proven(score: int) -> bool:
     """True if ``score`` is a forced win or loss rather than a heuristic estimate."""
     return is_win_score(score) or is_loss_score(score)
-
-
-@njit(cache=True)
-def _order_moves(pos: int, mask: int, possible: int, tt_col: int, row: np.ndarray) -> int:
-    """Write the playable columns of ``possible`` into ``row``, best first; return how many.
-
-    Order: the table's move, then moves creating the most own threat cells, then centre first.
-    """
-    n = 0
-    for i in range(bits.WIDTH):
-        col = bits.CENTER_ORDER[i]
-        cell = possible & bits.column_mask(col)
-        if cell == 0:
-            continue
-        if col == tt_col:
-            key = 1 << 20
-        else:
-            threats = bits.popcount(bits.winning_cells(pos | cell, mask | cell))
-            key = threats * 16 + (bits.WIDTH - i)
-        entry = key * 8 + col
-        j = n
-        while j > 0 and row[j - 1] < entry:
-            row[j] = row[j - 1]
-            j -= 1
-        row[j] = entry
-        n += 1
-    for i in range(n):
-        row[i] = row[i] & 7
-    return n
 
 
 @njit(cache=True)
@@ -134,7 +98,10 @@ def negamax(
     ``tactics`` on, forced moves are also pruned at every node, leaves included: a move that
     lets the opponent win at once is never played unless nothing else is left, a single
     opponent threat must be blocked, and two are a loss.  Those prunings are exact for the
-    game's outcome, so a win or loss score is then a proof.
+    game's outcome, so a win or loss score is then a proof.  And a node left with a single
+    move (a forced move) does not count as a ply: ``depth`` counts choices, so forced lines
+    are followed past the horizon (a forced-move extension; ``tests/reference.py`` has this
+    ``m`` written plainly as ``minimax_with_tactics``).
 
     The position must not be over.  ``scratch[moves, BEST_SLOT]`` receives the best move.
     """
@@ -148,25 +115,20 @@ def negamax(
 
     key = pos + mask
     index = key % tt_keys.size
-    possible = bits.possible_moves(mask)
-    wins_now = bits.winning_cells(pos, mask) & possible
+    wins_now = winning_moves(pos, mask)
     if wins_now:
         return _proven(WIN - (moves + 1), bits.lowest_col(wins_now & -wins_now), key, index,
                        tt_keys, tt_data, best_slot)
 
+    possible = bits.possible_moves(mask)
     if tactics:
-        opp_threats = bits.winning_cells(pos ^ mask, mask)
-        forced = possible & opp_threats
-        if forced:
-            if forced & (forced - 1):
-                return _proven(-(WIN - (moves + 2)), bits.lowest_col(forced & -forced), key,
-                               index, tt_keys, tt_data, best_slot)
-            possible = forced
-        safe = possible & ~(opp_threats >> 1)
-        if safe == 0:
+        safe = non_losing_moves(pos, mask)
+        if safe == 0:  # two threats, or every move hands the opponent a win
             return _proven(-(WIN - (moves + 2)), bits.lowest_col(possible & -possible), key,
                            index, tt_keys, tt_data, best_slot)
         possible = safe
+        if possible & (possible - 1) == 0:
+            depth += 1  # a forced move does not count as a ply: it is searched past the horizon
         if depth == 0:
             return evaluate_id(hid, pos, mask, moves)
     tt_col = -1
@@ -185,19 +147,19 @@ def negamax(
                     best_slot[BEST_SLOT] = tt_col
                 return score
 
-    n = _order_moves(pos, mask, possible, tt_col, best_slot)
+    first = possible & bits.column_mask(tt_col) if tt_col >= 0 else 0
+    n = order_moves(pos, mask, possible, first, scratch, moves)
     alpha0 = alpha
     best = -INF
     best_col = -1
     for i in range(n):
-        col = best_slot[i]
-        child_mask = mask | (mask + bits.bottom_mask_col(col))
+        cell = scratch[moves, i]
         if moves + 1 == bits.CELLS:
             score = 0  # the last cell, and not a win (checked above): a draw
         else:
             score = -negamax(
                 pos ^ mask,
-                child_mask,
+                mask | cell,
                 moves + 1,
                 depth - 1,
                 -beta,
@@ -213,7 +175,7 @@ def negamax(
                 return 0
         if score > best:
             best = score
-            best_col = col
+            best_col = bits.lowest_col(cell)
             if best >= beta:
                 break
     if best <= alpha0:

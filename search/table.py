@@ -2,9 +2,8 @@
 
 Entry ``i`` holds the full key (``position + mask``) of the position stored there, and one
 packed word: the score (biased to be non-negative), the remaining depth it was searched to,
-a bound flag and the best move found.  Index = key modulo the size, a prime: keys are
-structured (the low bits are the first columns), so a power of two would crowd them into few
-slots.  Empty slots hold key -1.  A new entry always replaces the old one.  Scores are
+a bound flag and the best move found.  Index = key modulo the size, a prime
+(``board.keys.prime_above``).  Empty slots hold key -1.  A new entry always replaces the old one.  Scores are
 absolute (a win is ``WIN - discs at the end``), so no adjustment for the distance from the
 root is needed when they are read back.
 """
@@ -13,6 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+
+from board.keys import prime_above
 
 EXACT = 1
 LOWER = 2  # the true score is >= the stored one (the search failed high)
@@ -49,19 +50,18 @@ def tt_move(data: int) -> int:
     return -1 if move == _NO_MOVE else move
 
 
-def largest_prime_below(n: int) -> int:
-    """The largest prime smaller than ``n`` (n > 2)."""
-    candidate = n - 1
-    while any(candidate % d == 0 for d in range(2, int(candidate**0.5) + 1)):
-        candidate -= 1
-    return candidate
+# Table sizes the search accepts: a smaller table thrashes, a larger one does not fit in memory.
+MIN_BITS, MAX_BITS = 10, 27
 
 
 class TranspositionTable:
     """About ``2**bits`` entries (16 bytes each); ``owner`` names the settings that filled it."""
 
     def __init__(self, bits: int = 21) -> None:
-        self.size = largest_prime_below(1 << bits)
+        if not MIN_BITS <= bits <= MAX_BITS:
+            raise ValueError(f"must be {MIN_BITS}-{MAX_BITS} (a table of 2**bits entries of"
+                             f" 16 bytes), not {bits}")
+        self.size = prime_above(1 << bits)
         # Both filled now (np.zeros would map pages lazily): the first search of a game must
         # not pay for touching tens of MB of fresh memory.
         self.keys = np.full(self.size, -1, dtype=np.int64)

@@ -18,36 +18,41 @@ What keeps the tree small, after Pascal Pons' solver:
   searched; two opponent threats at once, or nothing but gifts, are a loss one move ahead;
 - **threat-count move ordering**: moves creating the most cells where we would complete four
   first, centre first among equals;
-- **symmetry**: in a position equal to its mirror image, only columns 0-3 are searched.
+- **symmetry**: in a position equal to its mirror image, only columns 0-3 are searched;
+- **the opening book**: at a node with at most ``book_discs`` discs the book's bounds on the
+  score (``book_keys``: sorted canonical keys; ``book_bounds``: a lower and an upper bound
+  each, see ``solver.book.Book.bounds``) narrow the window like the table's, so a line that
+  reaches a booked position stops there.
 
-No I/O, no clock.  The caller bounds the work with a node limit in ``counters`` (as in
-``search.negamax``): past it, ``counters[ABORTED]`` is set and scores are meaningless; no
-entry is stored for an unfinished node, so calling ``solve_steps`` again with a new limit walks
-back to where it stopped through table hits, and the window narrowed so far is kept in
-``counters[LOW]`` and ``counters[HIGH]``.
+No I/O, no clock.  The caller bounds the work with a node limit in ``counters``
+(``timecontrol.counters``, as for ``search.negamax``): past it, ``counters[ABORTED]`` is set and
+scores are meaningless; no entry is stored for an unfinished node, so calling ``solve_steps``
+again with a new limit walks back to where it stopped through table hits, and the window
+narrowed so far is kept in ``counters[LOW]`` and ``counters[HIGH]``.  The tactics (wins at
+once, moves that hand the opponent a win, move ordering) are the search's too
+(``board.tactics``).
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 import numpy as np
 from numba import njit
 
 from board import bits
+from board.keys import mirror
+from board.tactics import non_losing_moves, order_moves, winning_moves
+from timecontrol.counters import ABORTED, BASE_SLOTS, NODE_LIMIT, NODES
+from timecontrol.counters import new_counters as timecontrol_counters
 
 CELLS = bits.CELLS
 # Every score lies in [MIN_SCORE, MAX_SCORE] = [-21, 21] (the empty board's bounds).
 MIN_SCORE = -(CELLS // 2)
 MAX_SCORE = (CELLS + 1) // 2
 
-# counters[] slots
-NODES = 0
-NODE_LIMIT = 1
-ABORTED = 2
-LOW = 3  # the score is known to be >= counters[LOW] ...
-HIGH = 4  # ... and <= counters[HIGH]
-N_COUNTERS = 5
+# counters[] slots after the shared ones (timecontrol.counters)
+LOW = BASE_SLOTS  # the score is known to be >= counters[LOW] ...
+HIGH = BASE_SLOTS + 1  # ... and <= counters[HIGH]
+N_COUNTERS = BASE_SLOTS + 2
 
 # Table values (7 bits): 0 = no entry; 1..43 an upper bound u stored as u + 22; 44..86 a
 # lower bound l stored as l + 65.  Every bound of every position fits, the root's included.
@@ -59,18 +64,18 @@ _LOWER_BIAS = _FIRST_LOWER - MIN_SCORE
 KEY_SHIFT = 7
 KEY_BITS = (1 << 25) - 1
 VAL_BITS = (1 << KEY_SHIFT) - 1
-_SORT_SHIFT = 52
-_CELL_BITS = (1 << _SORT_SHIFT) - 1
 
 LEFT_HALF = bits.column_mask(0) | bits.column_mask(1) | bits.column_mask(2) | bits.column_mask(3)
 # Beyond this many discs a position is almost never its own mirror image: skip the test.
 SYMMETRY_PLIES = 12
 TABLE_PLIES = 36
+# Enhanced transposition cutoffs are tried at nodes with fewer discs than this.
+ETC_PLIES = 30
 
 
 def new_counters(node_limit: int, low: int, high: int) -> np.ndarray:
-    counters = np.zeros(N_COUNTERS, dtype=np.int64)
-    counters[NODE_LIMIT] = node_limit
+    """Counters (``timecontrol.counters``) with the solver's window ``[low, high]``."""
+    counters = timecontrol_counters(node_limit, N_COUNTERS)
     counters[LOW] = low
     counters[HIGH] = high
     return counters
@@ -80,18 +85,6 @@ def new_scratch() -> np.ndarray:
     """The search's stack: one row per ply (see the ``_S_*`` slots)."""
     return np.zeros((CELLS + 1, _S_WIDTH), dtype=np.int64)
 
-
-# The core inlines the board primitives (numba's own inlining): separately compiled calls
-# would cost a call and reference counting per node.  ``py_func`` is the plain function, or
-# the function itself when numba is disabled.
-def _inlined(function: Any) -> Any:
-    return njit(inline="always")(getattr(function, "py_func", function))
-
-
-_winning_cells = _inlined(bits.winning_cells)
-_possible_moves = _inlined(bits.possible_moves)
-_popcount = _inlined(bits.popcount)
-_column_mask = _inlined(bits.column_mask)
 
 # Stack slots of a ply's row: the ordered move cells first, then the node's state while its
 # children are searched.
@@ -118,72 +111,27 @@ def score_bounds(moves: int) -> tuple[int, int]:
 
 
 @njit(inline="always")
-def _mirror(board: int) -> int:
-    out = 0
-    for col in range(bits.WIDTH):
-        out |= ((board >> (col * bits.H1)) & 0x7F) << ((bits.WIDTH - 1 - col) * bits.H1)
-    return out
+def _etc_bound(pos: int, mask: int, candidates: int, table: np.ndarray, size: int) -> int:
+    """The best lower bound on the node's score that the children's upper bounds in the table
+    give (``MIN_SCORE - 1`` if none)."""
+    best = MIN_SCORE - 1
+    child = pos ^ mask
+    rest = candidates
+    while rest:
+        cell = rest & -rest
+        rest ^= cell
+        key = child + (mask | cell)
+        entry = int(table[key % size])
+        if entry != 0 and (entry >> KEY_SHIFT) == (key & KEY_BITS):
+            val = entry & VAL_BITS
+            if 0 < val < _FIRST_LOWER and _UPPER_BIAS - val > best:
+                best = _UPPER_BIAS - val  # the child scores at most val - _UPPER_BIAS
+    return best
 
 
-@njit(cache=True)
-def mirror(board: int) -> int:
-    """The bitboard reflected left to right (column ``c`` becomes ``6 - c``)."""
-    return _mirror(board)
-
-
-@njit(inline="always")
-def _non_losing_moves(pos: int, mask: int) -> int:
-    possible = _possible_moves(mask)
-    opp_win = _winning_cells(pos ^ mask, mask)
-    forced = possible & opp_win
-    if forced:
-        if forced & (forced - 1):
-            return 0
-        possible = forced
-    return possible & ~(opp_win >> 1)
-
-
-@njit(cache=True)
-def non_losing_moves(pos: int, mask: int) -> int:
-    """Cells of the moves that do not let the opponent win at once (0: every move loses).
-
-    A single opponent threat that can be played now must be blocked; two are a loss; a move
-    right under an opponent threat hands it over.  Assumes the side to move cannot win now.
-    """
-    return _non_losing_moves(pos, mask)
-
-
-@njit(inline="always")
-def _order_into(pos: int, mask: int, candidates: int, stack: np.ndarray, ply: int) -> int:
-    if candidates & (candidates - 1) == 0:
-        stack[ply, 0] = candidates  # a single move (often a forced one): nothing to sort
-        return 1
-    n = 0
-    for i in range(bits.WIDTH):
-        cell = candidates & _column_mask(bits.CENTER_ORDER[i])
-        if cell == 0:
-            continue
-        count = _popcount(_winning_cells(pos | cell, mask))
-        j = n
-        while j > 0 and (stack[ply, j - 1] >> _SORT_SHIFT) < count:
-            stack[ply, j] = stack[ply, j - 1]
-            j -= 1
-        stack[ply, j] = (count << _SORT_SHIFT) | cell
-        n += 1
-    for i in range(n):
-        stack[ply, i] &= _CELL_BITS
-    return n
-
-
-@njit(cache=True)
-def order_moves(pos: int, mask: int, candidates: int, stack: np.ndarray, ply: int) -> int:
-    """Write the cells of ``candidates`` into ``stack[ply, :n]``, best first; return ``n``.
-
-    Best first: the most cells created where we would complete four, centre first among
-    equals (an insertion sort over the centre-first order; while sorting, an entry is
-    ``count << _SORT_SHIFT | cell``, a cell being below bit 49).
-    """
-    return _order_into(pos, mask, candidates, stack, ply)
+def no_book() -> tuple[np.ndarray, np.ndarray, int]:
+    """``book_keys``, ``book_bounds`` and ``book_discs`` of a search without a book."""
+    return np.zeros(0, dtype=np.int64), np.zeros((0, 2), dtype=np.int8), -1
 
 
 @njit(cache=True)
@@ -196,6 +144,9 @@ def negamax(
     table: np.ndarray,
     stack: np.ndarray,
     counters: np.ndarray,
+    book_keys: np.ndarray,
+    book_bounds: np.ndarray,
+    book_discs: int,
 ) -> int:
     """The score of the position (``pos`` = discs of the side to move) within ``[alpha, beta]``.
 
@@ -224,7 +175,7 @@ def negamax(
                 counters[ABORTED] = 1
                 return 0
             descending = False
-            candidates = _non_losing_moves(pos, mask)
+            candidates = non_losing_moves(pos, mask)
             if candidates == 0:
                 value = -((CELLS - moves) // 2)  # the opponent wins with its next disc
                 continue
@@ -243,6 +194,24 @@ def negamax(
                 if alpha >= beta:
                     value = beta
                     continue
+            if moves <= book_discs:
+                key = pos + mask
+                mirrored = mirror(key)
+                canonical = mirrored if mirrored < key else key
+                at = np.searchsorted(book_keys, canonical)
+                if at < book_keys.size and book_keys[at] == canonical:
+                    bound = int(book_bounds[at, 0])
+                    if alpha < bound:
+                        alpha = bound
+                        if alpha >= beta:
+                            value = alpha
+                            continue
+                    bound = int(book_bounds[at, 1])
+                    if beta > bound:
+                        beta = bound
+                        if alpha >= beta:
+                            value = beta
+                            continue
             # Near the end of the game a subtree is cheaper to search again than a table
             # probe, which is a cache miss: no table beyond TABLE_PLIES discs (index -1).
             index = -1
@@ -266,9 +235,16 @@ def negamax(
                             if alpha >= beta:
                                 value = beta
                                 continue
-            if moves < SYMMETRY_PLIES and _mirror(pos) == pos and _mirror(mask) == mask:
+            if moves < ETC_PLIES:
+                # Enhanced transposition cutoff: a child whose table entry caps its score
+                # proves ours at least the negation of that cap, before any child is searched.
+                cut = _etc_bound(pos, mask, candidates, table, size)
+                if cut >= beta:
+                    value = cut
+                    continue
+            if moves < SYMMETRY_PLIES and mirror(pos) == pos and mirror(mask) == mask:
                 candidates &= LEFT_HALF
-            n = _order_into(pos, mask, candidates, stack, moves)
+            n = order_moves(pos, mask, candidates, 0, stack, moves)
             stack[moves, _S_ALPHA] = alpha
             stack[moves, _S_BETA] = beta
             stack[moves, _S_NEXT] = 0
@@ -329,6 +305,9 @@ def solve_steps(
     table: np.ndarray,
     scratch: np.ndarray,
     counters: np.ndarray,
+    book_keys: np.ndarray,
+    book_bounds: np.ndarray,
+    book_discs: int,
 ) -> bool:
     """Narrow ``[counters[LOW], counters[HIGH]]`` around the score with null-window searches.
 
@@ -345,7 +324,8 @@ def solve_steps(
             med = _half(low)
         elif med >= 0 and _half(high) > med:
             med = _half(high)
-        r = negamax(pos, mask, moves, med, med + 1, table, scratch, counters)
+        r = negamax(pos, mask, moves, med, med + 1, table, scratch, counters, book_keys,
+                    book_bounds, book_discs)
         if counters[ABORTED]:
             break
         if r <= med:
@@ -354,7 +334,7 @@ def solve_steps(
             low = r
     counters[LOW] = low
     counters[HIGH] = high
-    return low >= high
+    return bool(low >= high)
 
 
 @njit(cache=True)
@@ -366,13 +346,16 @@ def solve_position(
     table: np.ndarray,
     scratch: np.ndarray,
     counters: np.ndarray,
+    book_keys: np.ndarray,
+    book_bounds: np.ndarray,
+    book_discs: int,
 ) -> int:
     """The exact score of a position not over (with ``weak``: its sign), in one compiled call.
 
     Sets ``counters[LOW]`` and ``counters[HIGH]`` to the full window first, so after an abort
     (node limit) ``solve_steps`` can resume.  The score is also left in ``counters[LOW]``.
     """
-    if bits.winning_cells(pos, mask) & bits.possible_moves(mask):
+    if winning_moves(pos, mask):
         score = 1 if weak else win_now_score(moves)
         counters[LOW] = score
         counters[HIGH] = score
@@ -383,9 +366,9 @@ def solve_position(
     else:
         counters[LOW] = -((CELLS - moves) // 2)
         counters[HIGH] = (CELLS + 1 - moves) // 2
-    solve_steps(pos, mask, moves, table, scratch, counters)
+    solve_steps(pos, mask, moves, table, scratch, counters, book_keys, book_bounds, book_discs)
     if weak and counters[LOW] != 0:
         # The narrowing can end on a bound beyond [-1, 1] (from the table); its sign holds.
         counters[LOW] = 1 if counters[LOW] > 0 else -1
         counters[HIGH] = counters[LOW]
-    return counters[LOW]
+    return int(counters[LOW])

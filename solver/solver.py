@@ -12,7 +12,7 @@ faster as it goes.  The questions it answers:
 - ``best_move(board)``: a column that keeps the position's score, with that score.
 
 Deadlines are times of an injected ``clock``.  The compiled search cannot read a clock, so it
-runs in slices of nodes sized by ``search.slices.SliceSizer``; between slices the clock is
+runs in slices of nodes sized by ``timecontrol.SliceSizer``; between slices the clock is
 checked.  A slice that runs out stores nothing for its unfinished nodes and keeps the narrowed
 window, so the next slice resumes where it stopped.  The overrun past a deadline is a fraction
 of one slice at most.
@@ -24,15 +24,17 @@ import time
 from dataclasses import dataclass
 
 from board import Board, IllegalMove, bits
-from search.slices import Clock, SliceSizer
+from board.tactics import non_losing_moves, order_moves, winning_moves
 from solver import core
+from solver.book import Book
 from solver.table import SolverTable
+from timecontrol import Clock, SliceSizer
+from timecontrol.counters import UNLIMITED, searched
 
 # A Middle-Easy position (144 nodes): solving it loads the compiled code.
 WARM_UP_POSITION = "5554224333234511764415115"
 FIRST_SLICE_NODES = 20_000
 MIN_SLICE_NODES = 1_000
-UNLIMITED = 1 << 62
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,11 +78,16 @@ def discs_to_end(score: int, moves: int) -> int:
 class Solver:
     """An exact Connect Four solver with a table kept between calls.
 
-    ``clock`` is read only when a deadline is given.
+    ``clock`` is read only when a deadline is given.  With a ``book``, a search reaching a
+    position of the book's complete layers takes its bounds from the book.
     """
 
-    def __init__(self, table_bits: int = 24, *, clock: Clock = time.perf_counter) -> None:
+    def __init__(self, table_bits: int = 24, *, clock: Clock = time.perf_counter,
+                 book: Book | None = None) -> None:
         self.table = SolverTable(table_bits)
+        # The book's bounds stop the search at booked positions of its complete layers.
+        self.book_keys, self.book_bounds, self.book_discs = (
+            book.bounds() if book is not None else core.no_book())
         self.scratch = core.new_scratch()
         self.clock = clock
         self.nodes = 0  # total searched by this solver
@@ -94,8 +101,9 @@ class Solver:
         if deadline is None:
             counters = core.new_counters(UNLIMITED, low, high)
             core.solve_steps(board.position, board.mask, board.moves, self.table.entries,
-                             self.scratch, counters)
-            self.nodes += int(counters[core.NODES])
+                             self.scratch, counters, self.book_keys, self.book_bounds,
+                             self.book_discs)
+            self.nodes += searched(counters)
             return int(counters[core.LOW])
         while True:
             now = self.clock()
@@ -103,11 +111,12 @@ class Solver:
                 return None
             counters = core.new_counters(self.slices.next(deadline - now), low, high)
             done = core.solve_steps(board.position, board.mask, board.moves,
-                                    self.table.entries, self.scratch, counters)
+                                    self.table.entries, self.scratch, counters, self.book_keys,
+                                    self.book_bounds, self.book_discs)
             after = self.clock()
-            searched = int(min(counters[core.NODES], counters[core.NODE_LIMIT]))
-            self.nodes += searched
-            self.slices.measured(searched, after - now)
+            nodes = searched(counters)
+            self.nodes += nodes
+            self.slices.measured(nodes, after - now)
             low, high = int(counters[core.LOW]), int(counters[core.HIGH])
             if done:
                 return low
@@ -126,7 +135,7 @@ class Solver:
         """
         self._check(board)
         before = self.nodes
-        wins_now = bits.winning_cells(board.position, board.mask) & bits.possible_moves(board.mask)
+        wins_now = winning_moves(board.position, board.mask)
         if wins_now:
             score = int(core.win_now_score(board.moves))
             return Solution(1 if weak else score, 0)
@@ -154,15 +163,16 @@ class Solver:
             return None
         return result <= value
 
-    def column_score(self, board: Board, col: int, deadline: float | None = None) -> int | None:
-        """The exact score of playing the legal column ``col``, for the side to move (None:
-        unproven by the deadline)."""
+    def column_score(self, board: Board, col: int, deadline: float | None = None, *,
+                     weak: bool = False) -> int | None:
+        """The exact score of playing the legal column ``col``, for the side to move (with
+        ``weak``: its outcome, 1, 0 or -1), or None when unproven by the deadline."""
         if board.is_winning_move(col):
-            return int(core.win_now_score(board.moves))
+            return 1 if weak else int(core.win_now_score(board.moves))
         child = board.play_unchecked(col)
         if child.is_full():
             return 0
-        result = self.solve(child, deadline=deadline)
+        result = self.solve(child, deadline=deadline, weak=weak)
         return None if result is None else -result.score
 
     def column_scores(self, board: Board, deadline: float | None = None) -> dict[int, int | None]:
@@ -183,11 +193,11 @@ class Solver:
         """
         self._check(board)
         before = self.nodes
-        wins_now = bits.winning_cells(board.position, board.mask) & bits.possible_moves(board.mask)
+        wins_now = winning_moves(board.position, board.mask)
         if wins_now:
             col = int(bits.lowest_col(wins_now & -wins_now))
             return Move(col, int(core.win_now_score(board.moves)), 0, True)
-        candidates = int(core.non_losing_moves(board.position, board.mask))
+        candidates = int(non_losing_moves(board.position, board.mask))
         if candidates == 0:
             # Every move loses to the opponent's next disc: block one threat if there is one.
             opp_win = bits.winning_cells(board.opponent, board.mask) & bits.possible_moves(board.mask)
@@ -199,7 +209,7 @@ class Solver:
             return None
         score = solution.score
         order = core.new_scratch()
-        n = core.order_moves(board.position, board.mask, candidates, order, 0)
+        n = order_moves(board.position, board.mask, candidates, 0, order, 0)
         if weak and score < 0:
             # Every column loses: the weak score cannot tell the slowest, take the first.
             return Move(int(bits.lowest_col(int(order[0, 0]))), score, self.nodes - before, False)

@@ -14,17 +14,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from board.keys import prime_above
+
 # The Chinese remainder argument needs size * 2**25 > 2**49.
 MIN_BITS = 24
 MAX_BITS = 28
-
-
-def smallest_prime_above(n: int) -> int:
-    """The smallest prime larger than ``n`` (n >= 2)."""
-    candidate = n + 1
-    while any(candidate % d == 0 for d in range(2, int(candidate**0.5) + 1)):
-        candidate += 1
-    return candidate
 
 
 class SolverTable:
@@ -32,10 +26,14 @@ class SolverTable:
 
     def __init__(self, bits: int = MIN_BITS) -> None:
         if not MIN_BITS <= bits <= MAX_BITS:
-            raise ValueError(f"solver table bits must be {MIN_BITS}-{MAX_BITS}, not {bits}")
+            raise ValueError(f"must be {MIN_BITS}-{MAX_BITS} (a table of about 2**bits entries of"
+                             f" 4 bytes), not {bits}")
         self.bits = bits
-        self.size = smallest_prime_above(1 << bits)
+        self.size = prime_above(1 << bits)
         self.entries = np.zeros(self.size, dtype=np.uint32)
+        # Written now: fresh zero pages are mapped on first touch, which would slow the first
+        # solve of a game (page faults in the middle of a move).
+        self.entries.fill(0)
 
     def clear(self) -> None:
         self.entries.fill(0)

@@ -1,19 +1,15 @@
 """Node slices sized to a deadline: how the compiled searches run under a clock they cannot read.
 
 The compiled cores (``search.negamax``, ``solver.core``) take a node limit and stop when it is
-reached.  Their drivers run them one slice of nodes at a time and read the injected clock in
-between.  ``SliceSizer`` sizes each slice from the node rate measured so far, so that a slice
-takes at most half the time left and at most ``max_seconds``, and grows at most twofold from one
-slice to the next (a coarse or stalled clock must not make one slice explode).  A deadline is
-therefore overrun by a fraction of one slice at most.
+reached (``timecontrol.counters``).  Their drivers run them one slice of nodes at a time and
+read the injected clock in between.  ``SliceSizer`` sizes each slice from the node rate
+measured so far, so that a slice takes at most half the time left and at most
+``max_seconds``, and grows at most twofold from one slice to the next (a coarse or stalled
+clock must not make one slice explode).  A deadline is therefore overrun by a fraction of one
+slice at most.
 """
 
 from __future__ import annotations
-
-from collections.abc import Callable
-
-# A clock as the drivers take it: seconds, from any origin (time.perf_counter, or a test's).
-Clock = Callable[[], float]
 
 MAX_SLICE_SECONDS = 0.02
 

@@ -1,0 +1,42 @@
+"""Keys of positions, and the sizes of the tables indexed by them.
+
+A position's key is ``position + mask`` (``Board.key``): unique, below ``2**49``.  A position
+and its mirror image (column ``c`` played as ``6 - c``) have the same value, so stores that
+keep one of the two (the opening book) use the smaller of the two keys (``canonical_key``).
+Tables index a key modulo a prime (``prime_above``): keys are structured (the low bits are the
+first columns), so a power of two would crowd them into few slots.
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from board import bits
+from board.board import Board
+
+
+@njit(inline="always")
+def mirror(bitboard: int) -> int:
+    """The bitboard reflected left to right (column ``c`` becomes ``6 - c``)."""
+    out = 0
+    for col in range(bits.WIDTH):
+        out |= ((bitboard >> (col * bits.H1)) & 0x7F) << ((bits.WIDTH - 1 - col) * bits.H1)
+    return out
+
+
+def canonical_key(board: Board) -> tuple[int, bool]:
+    """The smaller of the keys of ``board`` and of its mirror image, and whether it is the
+    mirror image's."""
+    key = board.key
+    mirrored = int(mirror(key))
+    if mirrored < key:
+        return mirrored, True
+    return key, False
+
+
+def prime_above(n: int) -> int:
+    """The smallest prime larger than ``n`` (n >= 1)."""
+    candidate = n + 1
+    while candidate < 2 or any(candidate % d == 0 for d in range(2, int(candidate**0.5) + 1)):
+        candidate += 1
+    return candidate

@@ -1,0 +1,13 @@
+"""Time control: how long a move may take, and how compiled searches keep to it.
+
+``Limit`` is the one value a front end makes for a move (an absolute deadline, and a depth
+cap for a depth-limited search) and hands to ``Engine.choose``.  The compiled searches cannot
+read a clock: they count nodes in a ``counters`` array (``timecontrol.counters``) and stop at a
+node limit, and their drivers run them in slices sized by ``SliceSizer`` from the node rate
+measured so far, reading the clock in between.
+"""
+
+from timecontrol.limit import MAX_SECONDS, Clock, Limit, seconds_problem
+from timecontrol.slices import SliceSizer
+
+__all__ = ["MAX_SECONDS", "Clock", "Limit", "SliceSizer", "seconds_problem"]
