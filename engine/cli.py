@@ -4,21 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import time
-from dataclasses import replace
-from typing import TYPE_CHECKING
 
 from board import Board, IllegalMove
-from heuristics import evaluate, heuristic_id
-from settings import load_settings
+from engine.decision import Decision, SearchScore, plural
+from heuristics import UnknownHeuristic, evaluate
+from settings import AgentSettings, UsageError, load_settings, revised
 from solver import outcome
-
-if TYPE_CHECKING:
-    from engine.engine import Decision
-
-
-class UsageError(ValueError):
-    """A command-line option with a value the command cannot use."""
+from timecontrol import Limit
 
 
 def _position(moves: str, *, playable: bool = False) -> Board:
@@ -29,71 +21,77 @@ def _position(moves: str, *, playable: bool = False) -> Board:
     return board
 
 
-def describe(decision: Decision) -> list[str]:
+def with_mode(agent: AgentSettings, mode: str | None) -> AgentSettings:
+    """``agent`` in ``mode`` (``--mode``), or as configured when None."""
+    return agent if mode is None else revised(agent, {"mode": mode}, names={"mode": "--mode"})
+
+
+def describe(decision: Decision, moves: int) -> list[str]:
     """The figures of a decision as lines of text, in the words of the stage that made it."""
-    lines = [f"move: column {decision.column} (0-based; {decision.column + 1} in Pons' notation)"]
-    if decision.source == "search":
+    lines = [f"move: column {decision.column} (0-based, as the server counts)",
+             f"mode: {decision.mode}; decided by the {decision.source}"]
+    score = decision.score
+    if isinstance(score, SearchScore):
         rate = decision.nodes / decision.seconds if decision.seconds > 0 else 0.0
-        lines.append(f"score: {decision.score} (heuristic search"
-                     f"{', proven' if decision.proven else ''})")
+        lines.append(f"score: {score.value} (heuristic search"
+                     f"{', proven: ' + score.words(moves) if score.proven else ''})")
         lines.append(f"depth: {decision.depth}  nodes: {decision.nodes}  seconds: "
                      f"{decision.seconds:.3f}  ({rate / 1e6:.2f} M nodes/s)")
         lines.append(f"principal variation (0-based): {' '.join(map(str, decision.pv))}")
     else:
-        word = outcome(decision.score)
+        word = outcome(score.value)
         result = "a draw" if word == "draw" else f"a {word} for the side to move"
-        exact = (f"exact score {decision.score} (Pons' scale), {decision.depth} discs to the end"
-                 if decision.proven else "outcome proven, exact score not in time")
+        exact = (f"exact score {score.value} (Pons' scale), {plural(decision.depth, 'disc')} to the end"
+                 if score.exact else "outcome proven, exact score not in time")
         lines.append(f"proven by the {decision.source}: {result}; {exact}")
         lines.append(f"nodes: {decision.nodes}  seconds: {decision.seconds:.3f}")
     return lines
 
 
-def move_command(args: argparse.Namespace) -> int:
+def move_command(args: argparse.Namespace, started: float) -> int:
     from engine.engine import Engine  # imported here: it loads the compiled search and solver
 
     loaded = load_settings(args.config)
-    settings = loaded.agent
+    settings = with_mode(loaded.agent, args.mode)
     if args.heuristic is not None:
-        heuristic_id(args.heuristic)
-        settings = replace(settings, heuristic=args.heuristic)
-    if args.time is not None:
-        if not args.time > 0:
-            raise UsageError("--time must be a positive number of seconds")
-        settings = replace(settings, seconds_per_move=args.time)
-    if args.depth is not None and args.depth < 1:
-        raise UsageError("--depth must be at least 1")
+        settings = revised(settings, {"heuristic": args.heuristic}, names={"heuristic": "--heuristic"})
+    if args.depth is not None and settings.mode != "course":
+        raise UsageError("--depth is for course mode (the heuristic search alone); strongest mode"
+                         " plays the book and the solver first: add --mode course")
+    seconds = settings.seconds_per_move if args.time is None else args.time
     board = _position(args.moves, playable=True)
     engine = Engine(settings, solver=loaded.solver)
     engine.warm_up()
-    # The budget counts from the command's start: loading and warming up are part of it.
-    elapsed = time.perf_counter() - getattr(args, "started", time.perf_counter())
-    decision = engine.choose(
-        board, max(0.0, settings.seconds_per_move - elapsed), max_depth=args.depth
-    )
+    # The time counts from the command's start: loading and warming up are part of it.
+    decision = engine.choose(board, Limit(started + seconds, depth=args.depth))
     if args.json:
         print(json.dumps({
             "column": decision.column,
-            "score": decision.score,
+            "score": decision.score.value,
             "depth": decision.depth,
             "nodes": decision.nodes,
             "seconds": round(decision.seconds, 4),
             "pv": list(decision.pv),
             "source": decision.source,
+            "mode": decision.mode,
             "proven": decision.proven,
         }))
         return 0
     print(board)
     print()
-    print("\n".join(describe(decision)))
+    print("\n".join(describe(decision, board.moves)))
     return 0
 
 
-def evaluate_command(args: argparse.Namespace) -> int:
+def evaluate_command(args: argparse.Namespace, started: float) -> int:
     settings = load_settings(args.config).agent
     name = args.heuristic or settings.heuristic
     board = _position(args.moves, playable=True)
-    score = evaluate(board, name)
+    try:
+        score = evaluate(board, name)
+    except UnknownHeuristic as exc:
+        where = "--heuristic" if args.heuristic else "agent.heuristic"
+        raise UsageError(f"{where}: {exc}") from None
     if args.json:
         print(json.dumps({"score": score, "heuristic": name}))
     else:
@@ -102,5 +100,3 @@ def evaluate_command(args: argparse.Namespace) -> int:
         print(f"{name}: {score} (for the side to move)")
     return 0
 
-
-USER_ERRORS = (UsageError,)

@@ -1,79 +1,54 @@
-"""``Engine``: picks a move for a position within a time budget.
+"""``Engine``: picks a move for a position within the ``Limit`` it is given.
 
-Stages, each used when it can answer in time (the solver and book stages are switched on by
-``AgentSettings``):
+In ``course`` mode (``AgentSettings.mode``, the assignment's algorithm) only the third stage
+below runs: the iterative-deepening alpha-beta search with the configured heuristic.  In
+``strongest`` mode the stages run in turn, each used when it can answer in time:
 
-1. ``book``: the opening book has the position (exact); at the edge of the book the solver's
-   share of the budget goes into the position after the book's move, so that the first move
-   past the book starts with a warm table;
-2. ``solver``: the exact solver proves the position within part of the budget
+1. ``book``: the opening book has the position; at the edge of the book the solver's share of
+   the time goes into the position after the book's move, so that the first move past the
+   book starts with a warm table;
+2. ``solver``: the exact solver proves the position within part of the time
    (``SolverSettings.share``): first the outcome only (win, draw or loss: the cheaper proof),
    then the exact score; it plays a move keeping the best proven outcome (the fastest win, a
    draw kept, the slowest loss), or, when only the outcome was proven in time, a move keeping
    the win or the draw;
 3. ``search``: iterative-deepening alpha-beta with the configured heuristic, with the time left.
 
-Every stage works to the same deadline from the engine's clock, so ``choose`` does not
-overrun its budget by more than a fraction of one search or solver slice (a slice is sized to
-take at most half the time left, and at most 20 ms).
+A ``Limit`` with a ``depth`` asks for the heuristic search alone, cut at that depth.  Every
+stage works to the limit's deadline on the engine's clock, so ``choose`` does not overrun it by
+more than a fraction of one search or solver slice (a slice is sized to take at most half the
+time left, and at most 20 ms).  The engine never reads a time budget from its settings: the
+caller says how long a move may take.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 
 from board import Board, IllegalMove
+from engine.decision import Decision, ProvenScore, SearchScore
+from heuristics import UnknownHeuristic, heuristic_id
 from search import SearchResult, TranspositionTable, iterative_deepening
 from search.iterative import deepest
-from search.slices import Clock
-from settings import AgentSettings, SolverSettings
+from settings import AgentSettings, ConfigError, SolverSettings
 from solver import Move, Solver, discs_to_end
 from solver.book import Book, load_book
 from solver.solver import WARM_UP_POSITION
+from timecontrol import Clock, Limit
 
 
-@dataclass(frozen=True, slots=True)
-class Decision:
-    """A chosen move and how it was found.
-
-    ``column`` is 0-based.  ``score`` is from the view of the side to move: for ``source``
-    ``"search"`` the search's scale (``search.negamax``), for ``"book"`` and ``"solver"`` Pons'
-    scale (positive: a win, ``22 - discs`` the winner plays; 0 a draw).  ``proven`` says the
-    score is exact.  A ``"solver"`` decision with ``proven`` False proved only the outcome:
-    its score is then 1 (a win kept) or 0 (a draw kept).  For book and solver decisions,
-    ``depth`` is the number of discs left to play if both sides keep the score.
-    """
-
-    column: int
-    score: int
-    depth: int
-    nodes: int
-    seconds: float
-    pv: tuple[int, ...]
-    source: str
-    proven: bool
-
-    @classmethod
-    def from_search(cls, result: SearchResult, seconds: float) -> Decision:
-        return cls(
-            column=result.column,
-            score=result.score,
-            depth=result.depth,
-            nodes=result.nodes,
-            seconds=seconds,
-            pv=result.pv,
-            source="search",
-            proven=result.proven,
-        )
+def _from_search(result: SearchResult, seconds: float, mode: str) -> Decision:
+    return Decision(result.column, SearchScore(result.score, result.proven), result.depth,
+                    result.nodes, seconds, result.pv, "search", mode)
 
 
 class Engine:
     """Our player.  One engine per game (or per worker): it keeps its tables between moves.
 
-    ``solver`` configures the exact solver and the book (default: ``SolverSettings()``).  The
-    book is read (and checked) when the engine is built, so a damaged book stops the program
-    before a game starts rather than in the middle of one.
+    The settings are checked where the engine uses them: an unknown heuristic or a table size
+    out of range is a ``ConfigError`` naming its key.  The book is read (and checked) when the
+    engine is built, so a damaged book stops the program before a game starts rather than in
+    the middle of one.
     """
 
     def __init__(
@@ -86,13 +61,23 @@ class Engine:
         self.settings = settings or AgentSettings()
         self.solver_settings = solver or SolverSettings()
         self.clock = clock
-        self.table = TranspositionTable(bits=self.settings.table_bits)
+        try:
+            heuristic_id(self.settings.heuristic)
+        except UnknownHeuristic as exc:
+            raise ConfigError(f"agent.heuristic: {exc}") from None
+        try:
+            self.table = TranspositionTable(bits=self.settings.table_bits)
+        except ValueError as exc:
+            raise ConfigError(f"agent.table_bits: {exc}") from None
+        self.mode = self.settings.mode
         self.book: Book | None = None
-        if self.settings.use_book:
-            self.book = load_book(self.solver_settings.book or None)
         self.solver: Solver | None = None
-        if self.settings.use_solver:
-            self.solver = Solver(self.solver_settings.table_bits, clock=clock)
+        if self.mode == "strongest":
+            self.book = load_book(self.solver_settings.book or None)
+            try:
+                self.solver = Solver(self.solver_settings.table_bits, clock=clock, book=self.book)
+            except ValueError as exc:
+                raise ConfigError(f"solver.table_bits: {exc}") from None
 
     def warm_up(self) -> None:
         """Load (or compile) the compiled code now, so that the first move is not slowed."""
@@ -106,47 +91,41 @@ class Engine:
         # The solver's table holds exact bounds, true in every game: it is kept.
         self.table.clear()
 
-    def choose(self, board: Board, seconds: float | None = None, *, max_depth: int | None = None) -> Decision:
-        """The move for ``board`` within ``seconds`` (default: the configured time per move).
-
-        ``max_depth`` asks for the heuristic search alone, cut at that depth: the book and the
-        solver are skipped.
-        """
+    def choose(self, board: Board, limit: Limit) -> Decision:
+        """The move for ``board`` within ``limit``; raises ``IllegalMove`` if the game is over."""
         if board.is_over():
             raise IllegalMove("the game is over: there is no move to choose")
-        budget = self.settings.seconds_per_move if seconds is None else seconds
         start = self.clock()
-        deadline = start + budget
-        if max_depth is None:
-            decision = self._exact(board, start, budget)
+        if limit.depth is None:
+            decision = self._exact(board, start, limit.deadline)
             if decision is not None:
                 return decision
         last = deepest(iterative_deepening(
             board,
-            deadline,
+            limit.deadline,
             clock=self.clock,
             heuristic=self.settings.heuristic,
             min_depth=self.settings.min_depth,
-            max_depth=max_depth,
+            max_depth=limit.depth,
             table=self.table,
         ))
-        return Decision.from_search(last, self.clock() - start)
+        return _from_search(last, self.clock() - start, self.mode)
 
-    def _exact(self, board: Board, start: float, budget: float) -> Decision | None:
+    def _exact(self, board: Board, start: float, deadline: float) -> Decision | None:
         """The book's or the solver's decision, or None to leave the move to the search."""
+        share_deadline = start + (deadline - start) * self.solver_settings.share
         if self.book is not None:
             found = self.book.lookup(board)
-            if found is not None and board.can_play(found[0]):
-                col, score = found
+            if found is not None and board.can_play(found.column):
+                col = found.column
                 nodes = 0
                 if self.solver is not None:
-                    nodes = self._warm_at_book_edge(board.play(col),
-                                                    start + budget * self.solver_settings.share)
-                return Decision(col, score, discs_to_end(score, board.moves), nodes,
-                                self.clock() - start, (col,), "book", True)
+                    nodes = self._warm_at_book_edge(board.play(col), share_deadline)
+                depth = discs_to_end(found.score, board.moves) if found.exact else 0
+                return Decision(col, ProvenScore(found.score, found.exact), depth, nodes,
+                                self.clock() - start, (col,), "book", self.mode)
         if self.solver is not None:
-            return self._solve(board, start, start + budget * self.solver_settings.share,
-                               start + budget)
+            return self._solve(board, start, share_deadline, deadline)
         return None
 
     def _warm_at_book_edge(self, after: Board, deadline: float) -> int:
@@ -175,7 +154,7 @@ class Engine:
         """The solver's decision, or None when it proved too little in time.
 
         Proving the outcome may take until ``share_deadline``.  A proven win or draw is worth
-        the rest of the budget (until ``deadline``): the search could throw it away, so the
+        the rest of the time (until ``deadline``): the search could throw it away, so the
         solver then goes on to find a column that keeps it.  A proven loss is answered with the
         slowest loss if that is found within the share, else left to the search, which sets
         the opponent the hardest problems.
@@ -194,7 +173,7 @@ class Engine:
                 move = self.solver.best_move(board, share_deadline) or move
         if move is None:
             return None
-        seconds = self.clock() - start
         depth = discs_to_end(move.score, board.moves) if move.exact else 0
-        return Decision(move.column, move.score, depth, self.solver.nodes - nodes, seconds,
-                        (move.column,), "solver", move.exact)
+        return Decision(move.column, ProvenScore(move.score, move.exact), depth,
+                        self.solver.nodes - nodes, self.clock() - start, (move.column,), "solver",
+                        self.mode)

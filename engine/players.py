@@ -1,0 +1,312 @@
+"""Players our engine meets, and our engine as a player: for the arena, the local games and the
+benchmarks.
+
+A player is anything with a ``name``, ``new_game()`` and ``choose(board) -> column``.  Specs
+name them on the command line:
+
+- ``ours[:OPTION...]``: our engine (``build_engine``), in the configured mode unless told.
+  Options, in any order, each at most once: SECONDS (a number: the time per move), a heuristic
+  name (``windows5000``, ``threats``: the search's evaluation), a mode (``course``: the
+  heuristic search alone, the assignment's algorithm; ``strongest``: book, solver, search;
+  ``search`` is another name for ``course``) and ``dN`` (the search cut at depth N, 1-42;
+  course mode only).  ``ours:0.5:threats:course``, ``ours:1:d8``, ``ours:strongest``;
+- ``bot[:DEPTH]``: the course server's bot, alpha-beta cut at DEPTH plies (default 3), random ties;
+- ``random``: a uniformly random legal move;
+- ``seed``: the seed assignment's player: alpha-beta at a fixed depth of 5 with ``windows5000``,
+  no iterative deepening, the first best column in left-to-right order;
+- ``human``: a person at the terminal (``arena.human``; only ``agent.py play`` builds one).
+
+The options are separated by ``:``, never by ``,``, so a list of specs splits on commas.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Protocol
+
+from board import Board
+from heuristics import HEURISTICS
+from search.bot import DEFAULT_BOT_DEPTH, bot_move, move_values, random_move
+from settings import AgentSettings, SolverSettings, UsageError, revised
+from timecontrol import Limit, seconds_problem
+
+if TYPE_CHECKING:
+    from engine import Decision, Engine
+
+SEED_DEPTH = 5
+MAX_DEPTH = 42  # plies: a search or a bot never needs to look further than the board holds
+# Names of the modes in a spec; "search" is the name course mode had before it had one.
+MODE_NAMES = {"course": "course", "strongest": "strongest", "search": "course"}
+
+
+def check_seconds(value: float, where: str) -> float:
+    """``value`` if it is a time per move (``timecontrol.seconds_problem``); else
+    ``UsageError`` naming ``where`` (a spec...)."""
+    problem = seconds_problem(value)
+    if problem is not None:
+        raise UsageError(f"{where} {problem}")
+    return value
+
+
+def _small_int(text: str) -> int | None:
+    """``text`` as an integer if it is 1-2 ASCII digits, else None (``int('²')`` would raise,
+    and ``int()`` of thousands of digits is refused by Python itself)."""
+    if text.isascii() and text.isdigit() and len(text) <= 2:
+        return int(text)
+    return None
+
+
+class Player(Protocol):
+    @property
+    def name(self) -> str: ...
+
+    def new_game(self) -> None: ...
+
+    def choose(self, board: Board) -> int: ...
+
+
+@dataclass(frozen=True)
+class PlayerSpec:
+    """A checked player spec: what to build, without building it yet.
+
+    ``kind`` is ``ours``, ``bot``, ``random``, ``seed`` or ``human``; ``depth`` is the bot's
+    depth.  For ``ours``: ``seconds`` the time per move (None: the configured one),
+    ``heuristic`` the search's evaluation (None: the configured one), ``mode`` the engine's
+    mode (None: the configured one), ``max_depth`` the search's depth limit (None: as deep as
+    time allows; course mode).
+    Building an ``ours`` player loads and warms up the engine, so the arena checks specs in
+    the parent process and builds the players in its workers.
+    """
+
+    kind: str
+    depth: int = DEFAULT_BOT_DEPTH
+    seconds: float | None = None
+    heuristic: str | None = None
+    mode: str | None = None
+    max_depth: int | None = None
+
+    @property
+    def label(self) -> str:
+        """The player's name in tables: ``bot:3``, ``ours:0.5:threats:course``, ``random``...
+
+        The one place names are made: players built from a spec are called by its label.
+        """
+        if self.kind == "bot":
+            return f"bot:{self.depth}"
+        if self.kind != "ours":
+            return self.kind
+        parts = ["ours"]
+        if self.seconds is not None:
+            parts.append(f"{self.seconds:g}")
+        if self.heuristic is not None:
+            parts.append(self.heuristic)
+        if self.max_depth is not None:
+            parts.append(f"d{self.max_depth}")  # course mode, implied
+        elif self.mode is not None:
+            parts.append(self.mode)
+        return ":".join(parts)
+
+    def agent_settings(self, agent: AgentSettings) -> AgentSettings:
+        """``agent`` (the configured settings) with this ``ours`` spec's options applied."""
+        return revised(agent, {
+            "seconds_per_move": agent.seconds_per_move if self.seconds is None else self.seconds,
+            "heuristic": self.heuristic or agent.heuristic,
+            "mode": self.mode or agent.mode,
+        })
+
+
+@dataclass
+class RandomPlayer:
+    rng: random.Random = field(default_factory=random.Random)
+    name: str = "random"
+
+    def new_game(self) -> None:
+        pass
+
+    def choose(self, board: Board) -> int:
+        return random_move(board, self.rng)
+
+
+@dataclass
+class BotPlayer:
+    depth: int = DEFAULT_BOT_DEPTH
+    rng: random.Random = field(default_factory=random.Random)
+
+    @property
+    def name(self) -> str:
+        return PlayerSpec("bot", depth=self.depth).label
+
+    def new_game(self) -> None:
+        pass
+
+    def choose(self, board: Board) -> int:
+        return bot_move(board, self.depth, self.rng)
+
+
+@dataclass
+class SeedPlayer:
+    name: str = "seed"
+
+    def new_game(self) -> None:
+        pass
+
+    def choose(self, board: Board) -> int:
+        values = move_values(board, SEED_DEPTH)
+        best = max(values.values())
+        return min(col for col, value in values.items() if value == best)
+
+
+def build_engine(agent: AgentSettings, solver: SolverSettings) -> Engine:
+    """The shipped engine for the ``[agent]`` and ``[solver]`` settings, warmed up.
+
+    Both are required, so no caller can build an engine without the solver's settings (the
+    opening book's path, the solver's table and share of the budget).
+    """
+    from engine import Engine  # loads the compiled search only when an engine is built
+
+    engine = Engine(agent, solver=solver)
+    engine.warm_up()
+    return engine
+
+
+class OursPlayer:
+    """Our engine; ``last`` keeps the decision of the latest move (for timing and depth figures).
+
+    ``max_depth`` cuts the search at that depth (the engine then skips book and solver).
+    """
+
+    def __init__(self, agent: AgentSettings, solver: SolverSettings | None = None, *,
+                 max_depth: int | None = None, name: str | None = None) -> None:
+        self.settings = agent
+        self.max_depth = max_depth
+        self.engine = build_engine(agent, solver or SolverSettings())
+        self.last: Decision | None = None
+        self.name = name or PlayerSpec("ours", seconds=agent.seconds_per_move).label
+
+    def new_game(self) -> None:
+        self.engine.new_game()
+
+    def choose(self, board: Board) -> int:
+        limit = Limit.seconds(self.settings.seconds_per_move, clock=self.engine.clock,
+                              depth=self.max_depth)
+        self.last = self.engine.choose(board, limit)
+        return self.last.column
+
+
+SPEC_HELP = ("ours[:SECONDS][:HEURISTIC][:course|:strongest][:dN], bot[:DEPTH], random, seed"
+             " or human")
+OURS_OPTIONS = (f"SECONDS (a number), a heuristic ({', '.join(HEURISTICS)}), a mode"
+                f" (course, strongest) or dN (a search depth 1-{MAX_DEPTH})")
+
+
+def _parse_ours(spec: str, options: list[str], seconds: float | None) -> PlayerSpec:
+    given: set[str] = set()
+    heuristic: str | None = None
+    mode: str | None = None
+    max_depth: int | None = None
+    time: float | None = None
+
+    def once(what: str, option: str) -> None:
+        if what in given:
+            raise UsageError(f"player {spec!r}: {option!r} gives the {what} a second time")
+        given.add(what)
+
+    for raw in options:
+        option = raw.strip().lower()
+        if option in HEURISTICS:
+            once("heuristic", raw)
+            heuristic = option
+        elif option in MODE_NAMES:
+            once("mode", raw)
+            mode = MODE_NAMES[option]
+        elif option[:1] == "d" and option[1:].isascii() and option[1:].isdigit():
+            once("depth", raw)
+            max_depth = _small_int(option[1:])
+            if max_depth is None or not 1 <= max_depth <= MAX_DEPTH:
+                raise UsageError(f"player {spec!r}: the search depth must be 1-{MAX_DEPTH}")
+        else:
+            try:
+                value = float(option)
+            except ValueError:
+                raise UsageError(f"player {spec!r}: {raw!r} is not an option of ours; "
+                                      f"expected {OURS_OPTIONS}") from None
+            once("time", raw)
+            time = check_seconds(value, f"player {spec!r}: the time")
+    if time is None and seconds is not None:
+        time = check_seconds(seconds, f"player {spec!r}: the time")
+    if max_depth is not None:
+        if mode == "strongest":
+            raise UsageError(f"player {spec!r}: a search depth (d{max_depth}) is for course mode;"
+                             " strongest mode plays the book and the solver first")
+        mode = "course"
+    return PlayerSpec("ours", seconds=time, heuristic=heuristic, mode=mode, max_depth=max_depth)
+
+
+def parse_spec(spec: str, *, seconds: float | None = None) -> PlayerSpec:
+    """Check a spec; ``seconds`` is the default time of ``ours``.
+
+    Raises ``UsageError`` naming the bad spec.
+    """
+    name, *params = spec.strip().split(":")
+    name = name.lower()
+    if name in ("random", "seed", "human"):
+        if params:
+            raise UsageError(f"player {spec!r}: {name} takes no parameter")
+        return PlayerSpec(name)
+    if name == "bot":
+        if len(params) > 1:
+            raise UsageError(f"player {spec!r}: bot takes one parameter, its depth")
+        depth = DEFAULT_BOT_DEPTH
+        if params:
+            value = _small_int(params[0].strip())
+            if value is None or not 1 <= value <= MAX_DEPTH:
+                raise UsageError(
+                    f"player {spec!r}: bot depth must be an integer 1-{MAX_DEPTH}")
+            depth = value
+        return PlayerSpec("bot", depth=depth)
+    if name == "ours":
+        return _parse_ours(spec, params, seconds)
+    raise UsageError(f"unknown player {spec!r}: expected {SPEC_HELP}")
+
+
+def build_player(
+    spec: PlayerSpec,
+    *,
+    rng: random.Random | None = None,
+    agent: AgentSettings | None = None,
+    solver: SolverSettings | None = None,
+) -> Player:
+    """The player a checked spec names, called by the spec's label.
+
+    ``rng`` drives the random choices of bot and random; ``agent`` and ``solver`` are the
+    configured ``[agent]`` and ``[solver]`` settings our engine starts from (default: the
+    built-in defaults), the spec's options applied on top.
+    """
+    rng = rng or random.Random()
+    if spec.kind == "random":
+        return RandomPlayer(rng)
+    if spec.kind == "seed":
+        return SeedPlayer()
+    if spec.kind == "bot":
+        return BotPlayer(spec.depth, rng)
+    if spec.kind == "human":
+        raise UsageError("player 'human' plays only in `agent.py play`")
+    settings = spec.agent_settings(agent or AgentSettings())
+    named = replace(spec, seconds=settings.seconds_per_move)
+    return OursPlayer(settings, solver, max_depth=spec.max_depth, name=named.label)
+
+
+def parse_player(
+    spec: str,
+    *,
+    seconds: float | None = None,
+    rng: random.Random | None = None,
+    agent: AgentSettings | None = None,
+    solver: SolverSettings | None = None,
+) -> Player:
+    """The player a spec names; ``seconds`` is the default time of ``ours``.
+
+    Raises ``UsageError`` naming the bad spec.
+    """
+    return build_player(parse_spec(spec, seconds=seconds), rng=rng, agent=agent, solver=solver)

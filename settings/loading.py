@@ -1,0 +1,161 @@
+"""Reading ``config.toml`` once into ``Settings``, with the environment's overrides, and making
+changed copies of a section that are checked like the file.
+
+Every problem is reported at once, each naming the file and the key (``config.toml:
+agent.min_depth: must be at least 1, got 0``); values of secret keys are never quoted.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from settings.errors import ConfigError
+from settings.schema import Settings
+from settings.secrets import API_KEY_ENV, STIL_IDS_ENV
+
+DEFAULT_CONFIG_PATH = Path(__file__).resolve().parent.parent / "config.toml"
+SECRET_KEYS = ("api_key", "stil_ids")
+
+Model = TypeVar("Model", bound=BaseModel)
+
+_PLAIN = {
+    "float_type": "expected a number",
+    "int_type": "expected a whole number",
+    "bool_type": "expected true or false",
+    "string_type": "expected text in quotes",
+    "tuple_type": "expected a list",
+    "finite_number": "must be a finite number",
+    "string_too_short": "must not be empty",
+    "string_pattern_mismatch": "must not be empty",
+    "too_short": "must not be empty",
+    "model_type": "expected a table (a [section])",
+}
+
+
+def _message(error: Any, known: Mapping[str, Any]) -> str:
+    kind = error["type"]
+    context = error.get("ctx") or {}
+    if kind == "extra_forbidden":
+        return f"unknown key (known: {', '.join(sorted(known))})"
+    if kind in ("greater_than_equal", "greater_than", "less_than_equal", "less_than"):
+        words = {"greater_than_equal": "at least", "greater_than": "more than",
+                 "less_than_equal": "at most", "less_than": "less than"}[kind]
+        bound = next(iter(context.values()))
+        return f"must be {words} {bound:g}" if isinstance(bound, float) else f"must be {words} {bound}"
+    if kind == "literal_error":
+        return f"must be one of {context.get('expected', '?').replace(' or ', ', ')}"
+    if kind == "value_error":
+        return str(context.get("error", error["msg"]))
+    return _PLAIN.get(kind, str(error["msg"]))
+
+
+def describe(exc: ValidationError, model: type[BaseModel], names: Mapping[str, str] | None = None,
+             prefix: str = "") -> list[str]:
+    """One line per problem: ``section.key: what is wrong, got VALUE``.
+
+    ``names`` renames top-level keys (a flag that set the value); ``prefix`` goes before
+    the key (a section's name).
+    """
+    lines = []
+    errors = exc.errors()
+    for error in errors:
+        raw = tuple(error["loc"])
+        if error["type"] == "too_short" and any(
+                len(other["loc"]) > len(raw) and tuple(other["loc"][:len(raw)]) == raw
+                for other in errors):
+            continue  # a list whose item is bad is not also "empty"
+        loc = [str(part) for part in raw]
+        head = names[loc[0]] if names and loc and loc[0] in names else loc[0] if loc else ""
+        where = head + "".join(f"[{p}]" if p.isdigit() else f".{p}" for p in loc[1:])
+        if prefix and not (names and loc and loc[0] in names):
+            where = f"{prefix}.{where}"
+        fields: Mapping[str, Any] = model.model_fields
+        for part in loc[:-1]:
+            annotation = fields.get(part)
+            sub = getattr(annotation, "annotation", None)
+            fields = sub.model_fields if isinstance(sub, type) and issubclass(sub, BaseModel) else {}
+        message = _message(error, fields)
+        secret = any(part in SECRET_KEYS for part in loc)
+        if "input" in error and not secret and error["type"] not in ("extra_forbidden",
+                                                                       "value_error"):
+            message += f", got {error['input']!r}"
+        lines.append(f"{where}: {message}")
+    return lines
+
+
+def _raise(source: str, lines: list[str]) -> None:
+    if len(lines) == 1:
+        raise ConfigError(f"{source}: {lines[0]}")
+    raise ConfigError(f"{source}: {len(lines)} problems:\n" + "\n".join(f"  {line}" for line in lines))
+
+
+def revised(model: Model, changes: Mapping[str, Any], *, names: Mapping[str, str] | None = None,
+            source: str = "") -> Model:
+    """A copy of ``model`` with ``changes``, checked like the file (``ConfigError``).
+
+    ``names`` says how to name each changed key in a message (its flag, say).
+    """
+    data = {**model.model_dump(), **changes}
+    try:
+        return type(model).model_validate(data)
+    except ValidationError as exc:
+        lines = describe(exc, type(model), names)
+        if source:
+            _raise(source, lines)
+        raise ConfigError("\n".join(lines)) from None
+
+
+def load_settings(path: str | os.PathLike[str] | None = None,
+                  env: Mapping[str, str] | None = None) -> Settings:
+    """Read ``path`` (default: the repository's ``config.toml``) and apply the environment.
+
+    A missing default file gives the defaults; a missing file named explicitly is an error.
+    ``EDAP01_API_KEY`` and ``EDAP01_STIL_IDS`` (comma-separated) win over ``[server]``.
+    """
+    env = os.environ if env is None else env
+    config_path = Path(path) if path is not None else DEFAULT_CONFIG_PATH
+    data: dict[str, Any] = {}
+    if config_path.exists():
+        try:
+            with config_path.open("rb") as handle:
+                data = tomllib.load(handle)
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"{config_path}: not valid TOML: {exc}") from exc
+        except OSError as exc:
+            raise ConfigError(f"{config_path}: cannot read: {exc.strerror or exc}") from exc
+    elif path is not None:
+        raise ConfigError(f"{config_path}: no such config file")
+    try:
+        settings = Settings.model_validate(data)
+    except ValidationError as exc:
+        _raise(str(config_path), describe(exc, Settings))
+    overrides: dict[str, Any] = {}
+    names: dict[str, str] = {}
+    if env.get(API_KEY_ENV):
+        overrides["api_key"], names["api_key"] = env[API_KEY_ENV], API_KEY_ENV
+    if env.get(STIL_IDS_ENV):
+        ids = tuple(part.strip() for part in env[STIL_IDS_ENV].split(",") if part.strip())
+        overrides["stil_ids"], names["stil_ids"] = ids, STIL_IDS_ENV
+    if overrides:
+        server = revised(settings.server, overrides, names=names, source="environment")
+        settings = settings.model_copy(update={"server": server})
+    return settings
+
+
+def config_relative(path: str, config: str | os.PathLike[str] | None) -> Path:
+    """A path from a config value: a relative one is relative to the config file's folder.
+
+    So the same file is used whatever folder a command runs from.  (Paths given on the
+    command line are relative to the working directory, as usual; they do not come here.)
+    """
+    resolved = Path(path).expanduser()
+    if resolved.is_absolute():
+        return resolved
+    folder = Path(config).resolve().parent if config is not None else DEFAULT_CONFIG_PATH.parent
+    return folder / resolved

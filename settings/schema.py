@@ -1,0 +1,144 @@
+"""The settings' schema: one frozen pydantic model per section of ``config.toml``.
+
+A section accepts exactly its keys, each of its type (strict: ``"5"`` is not a number, ``1``
+is not ``true``) and range.  What a value means to another part of the program is checked
+where that part uses it (a heuristic's name by the engine, a table size by the table, a
+server variant by the local server, an id by the protocol), so this package imports nothing
+of the project.  Secrets (the course key, the student ids) are kept out of the models' repr.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+COURSE_SERVER_URL = "https://vilde.cs.lth.se/edap01-4inarow/"
+
+Seconds = Annotated[float, Field(gt=0, allow_inf_nan=False)]
+NonNegativeSeconds = Annotated[float, Field(ge=0, allow_inf_nan=False)]
+Text = Annotated[str, Field(min_length=1, pattern=r"\S")]
+
+
+def check_server_url(url: str) -> str:
+    """``url`` as a base URL the endpoints are appended to (a trailing ``/`` is added).
+
+    Raises ``ValueError`` saying what is wrong unless it is an http(s) URL with a host.
+    """
+    url = url.strip()
+    try:
+        parts = urlsplit(url)
+        port = parts.port  # parsed on first use: raises for a port out of range or not a number
+    except ValueError as exc:  # also a bracketed IPv6 address left open
+        raise ValueError(f"{url!r} is not a valid URL: {exc}") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(f"{url!r} is not an http:// or https:// URL with a host")
+    if port == 0:
+        raise ValueError(f"{url!r} has port 0; a server listens on 1-65535")
+    if parts.query or parts.fragment:
+        raise ValueError(f"{url!r} must not have a query or a fragment")
+    return url if url.endswith("/") else url + "/"
+
+
+class Section(BaseModel):
+    """A section of ``config.toml``: frozen, strict, no unknown keys."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+
+
+class ServerSettings(Section):
+    """Where the course server is and who we are there (``[server]``)."""
+
+    url: str = COURSE_SERVER_URL
+    stil_ids: Annotated[tuple[str, ...], Field(strict=False, min_length=1, repr=False)] = (
+        "your-stil-id",)
+    api_key: Annotated[str, Field(min_length=1, repr=False)] = "your-course-api-key"
+    connect_timeout: Seconds = 5.0
+    read_timeout: Seconds = 15.0
+    retries: Annotated[int, Field(ge=0, le=10)] = 2
+
+    @field_validator("url")
+    @classmethod
+    def _base_url(cls, url: str) -> str:
+        return check_server_url(url)
+
+
+MODES = ("course", "strongest")
+Mode = Literal["course", "strongest"]
+
+
+class AgentSettings(Section):
+    """How our agent plays (``[agent]``).
+
+    ``mode`` ``course``: the iterative-deepening alpha-beta search with ``heuristic`` alone,
+    the assignment's algorithm; ``strongest``: the opening book, then the exact solver, then
+    that search.
+    """
+
+    mode: Mode = "course"
+    seconds_per_move: Seconds = 3.0
+    # Kept free of the server's 5 s limit for the network and the reply's handling.
+    safety_margin: NonNegativeSeconds = 1.0
+    heuristic: Text = "windows5000"
+    # Depth always completed, whatever the clock says (deeper ones could outlast the limit).
+    min_depth: Annotated[int, Field(ge=1, le=12)] = 5
+    table_bits: int = 22
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_old_switches(cls, data: Any) -> Any:
+        if isinstance(data, dict) and ({"use_book", "use_solver"} & set(data)):
+            raise ValueError('use_book and use_solver are replaced by mode: "course" (the'
+                             ' heuristic search alone) or "strongest" (book, solver, search)')
+        return data
+
+
+class RecordSettings(Section):
+    """Where finished and running games are kept (``[record]``)."""
+
+    path: Text = "records/games.sqlite3"
+
+
+class LocalServerSettings(Section):
+    """The local emulation of the course server (``[local_server]``, ``agent.py serve``).
+
+    ``variant`` is the version of the course server to behave like (``localserver.variants``);
+    the switches after it are None to take the variant's, or set one by one.
+    """
+
+    host: Text = "127.0.0.1"
+    port: Annotated[int, Field(ge=0, le=65535)] = 8000
+    db: Text = "records/local-server.sqlite3"
+    api_key: Text = "nyckel"
+    bot_depth: Annotated[int, Field(ge=1, le=12)] = 3
+    time_limit: NonNegativeSeconds = 5.0
+    full_board_win_is_draw: bool = True
+    variant: Text = "current"
+    first: Literal["student", "bot", "random"] | None = None
+    bot: Literal["minimax", "random"] | None = None
+    null_start_reply: bool | None = None
+    float_results: bool | None = None
+    stats_endpoint: bool | None = None
+    every_start_lost: bool | None = None
+
+
+class SolverSettings(Section):
+    """The exact solver and the opening book (``[solver]``)."""
+
+    # A table of a prime number of entries just above 2**table_bits, 4 bytes each.
+    table_bits: int = 24
+    # The opening book file; empty for the book shipped in solver/data/.
+    book: str = ""
+    # The part of a move's budget the engine lets the solver try to prove the position.
+    share: Annotated[float, Field(gt=0, le=1)] = 0.5
+
+
+class Settings(Section):
+    """The whole of ``config.toml``."""
+
+    server: ServerSettings = ServerSettings()
+    agent: AgentSettings = AgentSettings()
+    record: RecordSettings = RecordSettings()
+    local_server: LocalServerSettings = LocalServerSettings()
+    solver: SolverSettings = SolverSettings()
