@@ -11,41 +11,32 @@ import argparse
 import random
 from collections.abc import Sequence
 from contextlib import closing
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
 
-from arena.players import Player, PlayerSpecError, parse_player
-from client.game import (
-    Chooser,
-    GameOutcome,
-    OnlineGame,
-    Output,
-    move_budget,
-    resume_problem,
-    slowest_move,
-    tally,
-)
+from client.game import Chooser, OnlineGame, Output, move_budget
 from client.localgame import CourseEnv, play_local_game
-from client.protocol import RESULT_NAMES, ClientError, CourseServer, ResumeUnsafe, Stats
-from client.records import ONLINE, RecordError, Records, masked_ids
+from client.mirror import resume_problem
+from client.outcome import GameOutcome, slowest_move, tally
+from client.records import ONLINE, Records, masked_ids
+from course.errors import ClientError, ResumeUnsafe, StatsUnavailable
+from course.ids import stil_ids_problem
+from course.protocol import RESULT_NAMES, CourseServer, Stats
+from engine.cli import with_mode
+from engine.players import Player, parse_player
 from settings import (
     DEFAULT_CONFIG_PATH,
     ConfigError,
     Settings,
     config_relative,
     load_settings,
+    mask_secret,
     require_credentials,
 )
 
-
-class UsageError(ValueError):
-    """A command-line value out of range."""
-
-
-# What the user can fix.  An engine or environment bug (EngineMoveError, LocalGameError) is
-# not among them: it ends with a traceback for its report.
-USER_ERRORS = (ClientError, RecordError, PlayerSpecError, UsageError)
+EXIT_LOST = 1  # the run stopped at a lost game
+EXIT_STREAK_STALLED = 3  # --until-streak cannot be reached: the server's streak does not grow
 
 
 def records_path(settings: Settings, config: str | None) -> Path:
@@ -66,11 +57,14 @@ def _config_name(config: str | None) -> str:
 
 @dataclass
 class OnlineRun:
-    """What ``run_online`` did: the games and the streak the server reported last."""
+    """What ``run_online`` did: the games, the streak seen last (the server's, or our record's
+    when the server keeps no stats: ``streak_from_record``), and why it stopped early."""
 
     outcomes: list[GameOutcome]
     streak: int | None
     stopped_by_loss: bool
+    streak_from_record: bool = False
+    streak_stalled: bool = False
 
 
 def run_online(
@@ -85,15 +79,44 @@ def run_online(
     new_game: bool = False,
     out: Output = print,
 ) -> OnlineRun:
-    """Play ``games`` games (or until the server's streak reaches ``until_streak``).
+    """Play ``games`` games (or until the streak reaches ``until_streak``).
 
-    Stops at the first lost game.  An unfinished game in the record is resumed first if that
-    is safe; if not, ``ResumeUnsafe`` is raised unless ``new_game`` says to give it up.  The
-    record's lock is held throughout (``RecordBusy`` if another run holds it).
+    Stops at the first lost game.  The streak is the server's (its stats); a server without a
+    stats endpoint has it counted from our record instead (``Records.streak``).  When the
+    server's streak does not grow after a game we did not lose, the goal cannot be reached by
+    playing on (a server version books every new game as a loss): the run stops and says so.
+
+    An unfinished game in the record is resumed first if that is safe; if not, ``ResumeUnsafe``
+    is raised unless ``new_game`` says to give it up.  The record's lock is held throughout
+    (``RecordBusy`` if another run holds it).
     """
     with records.exclusive():
         return _run_online(server, engine, records, stil_ids, budget=budget, games=games,
                            until_streak=until_streak, new_game=new_game, out=out)
+
+
+class _Streak:
+    """The streak ``--until-streak`` counts: the server's, or our record's without stats."""
+
+    def __init__(self, server: CourseServer, records: Records, stil_ids: Sequence[str],
+                 out: Output) -> None:
+        self.server = server
+        self.records = records
+        self.stil_ids = stil_ids
+        self.out = out
+        self.from_record = False
+
+    def read(self) -> int:
+        if not self.from_record:
+            try:
+                return self.server.stats().streak
+            except StatsUnavailable as exc:
+                self.from_record = True
+                self.out(f"{exc}.")
+                self.out("counting the streak from our record of the games played on this server"
+                         " instead; the server's own count may differ (games played elsewhere,"
+                         " or a server that books every new game as a loss)")
+        return self.records.streak(ONLINE, self.server.name, self.stil_ids)
 
 
 def _run_online(
@@ -109,11 +132,13 @@ def _run_online(
     out: Output,
 ) -> OnlineRun:
     run = OnlineRun([], None, False)
+    streak = _Streak(server, records, stil_ids, out)
     if until_streak is not None:
-        stats = server.stats()
-        run.streak = stats.streak
-        out(f"the server's streak is {stats.streak}; the goal is {until_streak}")
-        if stats.streak >= until_streak:
+        run.streak = streak.read()
+        run.streak_from_record = streak.from_record
+        whose = "our record's" if streak.from_record else "the server's"
+        out(f"{whose} streak is {run.streak}; the goal is {until_streak}")
+        if run.streak >= until_streak:
             out("the goal is reached already: no game played")
             return run
     unfinished = records.unfinished(ONLINE, server.name, stil_ids)
@@ -147,9 +172,21 @@ def _run_online(
                 out("stopping at the first lost game")
                 break
             if until_streak is not None:
-                run.streak = server.stats().streak
-                out(f"the server's streak is {run.streak} of {until_streak}")
+                before = run.streak
+                run.streak = streak.read()
+                run.streak_from_record = streak.from_record
+                whose = "our record's" if streak.from_record else "the server's"
+                out(f"{whose} streak is {run.streak} of {until_streak}")
                 if run.streak >= until_streak:
+                    break
+                if not streak.from_record and before is not None and run.streak <= before:
+                    run.streak_stalled = True
+                    out(f"stopping: the server's streak did not grow after game"
+                        f" #{outcome.game_id}, which we did not lose (it was {before}, it is"
+                        f" {run.streak}). This server seems to book every new game (-1) as a lost"
+                        " game, as an older version of the course server did, so the goal cannot"
+                        " be reached by playing on. Our games are in the record; `agent.py"
+                        " stats` shows the server's count")
                     break
             if games is not None and len(run.outcomes) >= games:
                 break
@@ -159,13 +196,15 @@ def _run_online(
         raise
     finally:
         if run.outcomes:
-            _summary(run, server, out)
+            _summary(run, server, records, stil_ids, out)
     return run
 
 
-def _summary(run: OnlineRun, server: CourseServer, out: Output) -> None:
-    wins, draws, losses = tally(run.outcomes)
-    out(f"summary: {len(run.outcomes)} games: {wins} won, {draws} drawn, {losses} lost")
+def _summary(run: OnlineRun, server: CourseServer, records: Records, stil_ids: Sequence[str],
+             out: Output) -> None:
+    games = tally(run.outcomes)
+    out(f"summary: {games.games} games: {games.wins} won, {games.draws} drawn,"
+        f" {games.losses} lost")
     slowest = slowest_move(run.outcomes)
     if slowest is not None:
         game, move = slowest
@@ -174,34 +213,47 @@ def _summary(run: OnlineRun, server: CourseServer, out: Output) -> None:
     try:
         run.streak = server.stats().streak
         out(f"current streak on the server: {run.streak}")
+    except StatsUnavailable:
+        own = records.streak(ONLINE, server.name, stil_ids)
+        out(f"current streak: {own} by our record (the server keeps no stats)")
     except ClientError as exc:
         out(f"current streak on the server: unknown ({exc})")
 
 
-def online_command(args: argparse.Namespace) -> int:
+def _credentials(settings: Settings, config: str | None) -> None:
+    """Stop before anything is sent while the key or an id is a placeholder or not an id the
+    server takes (``course.ids``)."""
+    require_credentials(settings.server, _config_name(config))
+    problem = stil_ids_problem(settings.server.stil_ids)
+    if problem is not None:
+        index, what = problem
+        shown = mask_secret(settings.server.stil_ids[index]) if index >= 0 else ""
+        raise ConfigError(f"{_config_name(config)}: server.stil_ids[{index}] ({shown}): {what}")
+
+
+def online_command(args: argparse.Namespace, started: float) -> int:
     settings = load_settings(args.config)
-    require_credentials(settings.server, _config_name(args.config))
-    if args.games is not None and args.games < 1:
-        raise UsageError("--games must be at least 1")
-    if args.until_streak is not None and args.until_streak < 1:
-        raise UsageError("--until-streak must be at least 1")
+    _credentials(settings, args.config)
     games = args.games if args.games is not None else (None if args.until_streak else 1)
 
     from client.http import HttpCourseServer
     from engine import Engine  # loads the compiled search
 
     server = HttpCourseServer(settings.server, url=args.server)
-    budget = move_budget(settings.agent)
+    agent = with_mode(settings.agent, args.mode)
+    budget = move_budget(agent)
     print(f"server {server.name}  ids {masked_ids(settings.server.stil_ids)}"
-          f"  {budget:g} s per move")
-    engine = Engine(settings.agent, solver=settings.solver)
+          f"  {agent.mode} mode, {budget:g} s per move")
+    engine = Engine(agent, solver=settings.solver)
     engine.warm_up()  # compile before the first game starts, not during its first move
     with closing(server), Records(records_path(settings, args.config)) as records:
         run = run_online(
             server, engine, records, settings.server.stil_ids, budget=budget, games=games,
             until_streak=args.until_streak, new_game=args.new_game,
         )
-    return 1 if run.stopped_by_loss else 0
+    if run.stopped_by_loss:
+        return EXIT_LOST
+    return EXIT_STREAK_STALLED if run.streak_stalled else 0
 
 
 # --- stats -----------------------------------------------------------------------------------
@@ -218,9 +270,9 @@ def format_stats(stats: Stats, server: str, ids: str) -> str:
     return "\n".join(lines)
 
 
-def stats_command(args: argparse.Namespace) -> int:
+def stats_command(args: argparse.Namespace, started: float) -> int:
     settings = load_settings(args.config)
-    require_credentials(settings.server, _config_name(args.config))
+    _credentials(settings, args.config)
     from client.http import HttpCourseServer
 
     with closing(HttpCourseServer(settings.server, url=args.server)) as server:
@@ -260,9 +312,9 @@ def run_local(
                                   records=records, out=out)
         out(f"result: {RESULT_NAMES[outcome.result]} after {len(outcome.columns)} discs")
         outcomes.append(outcome)
-    wins, draws, losses = tally(outcomes)
-    out(f"summary: {games} games against {opponent.name}: {wins} won, {draws} drawn,"
-        f" {losses} lost")
+    result = tally(outcomes)
+    out(f"summary: {games} games against {opponent.name}: {result.wins} won,"
+        f" {result.draws} drawn, {result.losses} lost")
     slowest = slowest_move(outcomes)
     if slowest is not None:
         _, move = slowest
@@ -270,21 +322,15 @@ def run_local(
     return outcomes
 
 
-def local_command(args: argparse.Namespace) -> int:
+def local_command(args: argparse.Namespace, started: float) -> int:
     settings = load_settings(args.config)
-    if args.games < 1:
-        raise UsageError("--games must be at least 1")
-    seconds = settings.agent.seconds_per_move if args.time is None else args.time
-    if not seconds > 0:
-        raise UsageError("--time must be a positive number of seconds")
+    agent = with_mode(settings.agent, args.mode)
+    seconds = agent.seconds_per_move if args.time is None else args.time
     rng = random.Random()
-    opponent = parse_player(args.opponent, rng=rng, agent=settings.agent)
+    opponent = parse_player(args.opponent, rng=rng, agent=settings.agent,
+                            solver=settings.solver)
     from engine import Engine
 
-    try:
-        agent = replace(settings.agent, seconds_per_move=seconds)
-    except ConfigError as exc:
-        raise UsageError(f"--time: {exc}") from None
     engine = Engine(agent, solver=settings.solver)
     engine.warm_up()
     with Records(records_path(settings, args.config)) as records:

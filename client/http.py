@@ -17,10 +17,17 @@ stats) the connect timeout and the retries are cut to what is left of that windo
 from the last reply to a move this client received: a retry that could only arrive late is
 not made.  The read timeout is not cut: once the move is sent, waiting for its reply longer
 cannot make it late, and giving up would leave it in doubt.
+
+Every exchange has a total deadline too, connect timeout + read timeout, for the connection,
+the request and the whole reply (``client.deadline``): a server that trickles its reply byte
+by byte cannot hold the client longer.  A reply is read up to ``MAX_REPLY_BYTES`` (a course
+reply is a few hundred bytes) and must be JSON of a sane depth; anything else is a
+``MalformedReply`` whose excerpt is masked and cut (``course.protocol.quote``).
 """
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 from typing import Any
@@ -29,17 +36,20 @@ import requests
 from urllib3.exceptions import ConnectTimeoutError, NewConnectionError
 from urllib3.exceptions import SSLError as Urllib3SSLError
 
-from client.protocol import (
-    NEW_GAME,
+from client.deadline import DeadlineAdapter
+from course.errors import (
     ConnectionLost,
-    CourseServerBase,
     MalformedReply,
     RequestRejected,
     ServerFailed,
     ServerUnreachable,
+    StatsUnavailable,
 )
-from settings import SERVER_MOVE_LIMIT, ServerSettings, check_server_url, redact
+from course.protocol import NEW_GAME, SERVER_MOVE_LIMIT, CourseServerBase, quote
+from settings import ConfigError, ServerSettings, check_server_url
 
+# A course reply is a few hundred bytes; a body this large is not one, and is not read further.
+MAX_REPLY_BYTES = 1 << 20
 RETRY_PAUSE = 0.2  # seconds before the first retry; doubled for each further one
 # The least connect timeout of a move's request, even at the end of its window: it is sent
 # anyway (the server may forgive a late move), and less would fail on any real network.
@@ -82,8 +92,16 @@ class HttpCourseServer(CourseServerBase):
     ) -> None:
         super().__init__(settings.stil_ids, settings.api_key)
         self.settings = settings
-        self.base_url = check_server_url(url, "--server") if url is not None else settings.url
+        self.base_url = settings.url
+        if url is not None:
+            try:
+                self.base_url = check_server_url(url)
+            except ValueError as exc:
+                raise ConfigError(f"--server: {exc}") from None
         self.session = session or requests.Session()
+        self.adapter = DeadlineAdapter()
+        self.session.mount("http://", self.adapter)
+        self.session.mount("https://", self.adapter)
         self.sleep = sleep
         self.clock = clock
         # When the last reply to a move or to -1 arrived: the server's 5 s for our next move
@@ -110,13 +128,14 @@ class HttpCourseServer(CourseServerBase):
         """POST the protocol's form to ``endpoint`` and return the decoded JSON body.
 
         Raises ``ServerUnreachable`` (after the retries, or at the end of a move's window
-        ``window_end``), ``ConnectionLost``, ``RequestRejected`` (4xx), ``ServerFailed`` (5xx)
-        or ``MalformedReply`` (not JSON).
+        ``window_end``), ``ConnectionLost``, ``RequestRejected`` (4xx; ``StatsUnavailable`` for
+        a 404 to stats), ``ServerFailed`` (5xx) or ``MalformedReply``.
         """
         url = self.base_url + endpoint
         form: dict[str, Any] = {"stil_id": list(self.stil_ids), "api_key": self.api_key}
         if move is not None:
             form["move"] = move
+        what = f"move {move}" if move is not None else endpoint
         attempt = 0
         while True:
             connect_timeout = self.settings.connect_timeout
@@ -124,55 +143,85 @@ class HttpCourseServer(CourseServerBase):
                 left = window_end - self.clock()
                 connect_timeout = max(MIN_CONNECT_TIMEOUT, min(connect_timeout, left))
             try:
+                response, body = self._exchange(url, form, connect_timeout, what)
+                break
+            except _NeverArrived as never:
+                exc = never.cause
+            pause = RETRY_PAUSE * 2**attempt
+            in_window = window_end is None or (
+                self.clock() + pause + MIN_CONNECT_TIMEOUT <= window_end)
+            if attempt < self.settings.retries and in_window:
+                self.sleep(pause)
+                attempt += 1
+                continue
+            notes = [f"{attempt + 1} tries"] if attempt else []
+            if attempt < self.settings.retries:  # stopped by the window, not the count
+                notes.append(f"no retry could arrive within the server's"
+                             f" {SERVER_MOVE_LIMIT:g} s per move")
+            said = f" ({'; '.join(notes)})" if notes else ""
+            raise ServerUnreachable(
+                f"cannot reach the server at {url}{said}: {_reason(exc)}") from exc
+        if endpoint == "move":
+            self._last_move_reply = self.clock()
+        return self._decode(response, body, url, endpoint)
+
+    def _exchange(self, url: str, form: dict[str, Any], connect_timeout: float,
+                  what: str) -> tuple[requests.Response, bytes]:
+        """One POST and its whole reply body, within connect + read timeout in all.
+
+        Raises ``_NeverArrived`` when the request cannot have reached the server (it may be
+        sent again), ``ServerUnreachable`` when it cannot be sent at all, ``ConnectionLost``
+        when it may have arrived but no complete reply came, ``MalformedReply`` for a body
+        over ``MAX_REPLY_BYTES``.
+        """
+        total = connect_timeout + self.settings.read_timeout
+        with self.adapter.watch(total) as watch:
+            try:
                 # Redirects are not followed: requests would turn the POST into a GET and the
                 # move would be lost; the error names the new address instead.
                 response = self.session.post(
                     url, data=form, timeout=(connect_timeout, self.settings.read_timeout),
-                    allow_redirects=False,
+                    allow_redirects=False, stream=True,
                 )
-                break
+                try:
+                    return response, _read_body(response, url)
+                finally:
+                    response.close()
             except UNSENDABLE as exc:
                 raise ServerUnreachable(
                     f"cannot send a request to {url}: {_reason(exc)}; nothing was sent"
                 ) from exc
             except requests.RequestException as exc:
-                if not never_reached_server(exc):
-                    what = f"move {move}" if move is not None else endpoint
+                if watch.expired:
                     raise ConnectionLost(
-                        f"no reply from {url} to {what}: {_reason(exc)}; the server may or may"
-                        " not have received it"
+                        f"no complete reply from {url} to {what} within {total:g} s (connect"
+                        " timeout + read timeout); the server may or may not have received it"
                     ) from exc
-                pause = RETRY_PAUSE * 2**attempt
-                in_window = window_end is None or (
-                    self.clock() + pause + MIN_CONNECT_TIMEOUT <= window_end)
-                if attempt < self.settings.retries and in_window:
-                    self.sleep(pause)
-                    attempt += 1
-                    continue
-                notes = [f"{attempt + 1} tries"] if attempt else []
-                if attempt < self.settings.retries:  # stopped by the window, not the count
-                    notes.append(f"no retry could arrive within the server's"
-                                 f" {SERVER_MOVE_LIMIT:g} s per move")
-                said = f" ({'; '.join(notes)})" if notes else ""
-                raise ServerUnreachable(
-                    f"cannot reach the server at {url}{said}: {_reason(exc)}") from exc
-        if endpoint == "move":
-            self._last_move_reply = self.clock()
-        return self._decode(response, url)
+                if never_reached_server(exc):
+                    raise _NeverArrived(exc) from exc
+                raise ConnectionLost(
+                    f"no reply from {url} to {what}: {_reason(exc)}; the server may or may"
+                    " not have received it"
+                ) from exc
 
-    def _decode(self, response: requests.Response, url: str) -> Any:
-        """The JSON body of a 200 reply; any other reply raises the matching error.
+    def _decode(self, response: requests.Response, body: bytes, url: str, endpoint: str) -> Any:
+        """The JSON of a 200 reply's ``body``; any other reply raises the matching error.
 
-        What is quoted from the reply (a 422 echoes the offending fields) is redacted.
+        What is quoted from the reply (a 422 echoes the offending fields) is masked, then cut.
         """
         code = response.status_code
-        excerpt = redact(response.text[:300].strip(), self.secrets)
+        excerpt = quote(body.decode("utf-8", "replace").strip(), self.secrets)
         if 300 <= code < 400:
-            target = redact(response.headers.get("Location", "?"), self.secrets)
+            target = quote(response.headers.get("Location", "?"), self.secrets)
             raise RequestRejected(
                 f"the server at {url} redirects (HTTP {code}) to {target}: set server.url to"
                 " the new address", code,
             )
+        if code == 404 and endpoint == "stats":
+            raise StatsUnavailable(
+                f"the server at {self.base_url} has no stats endpoint (HTTP 404 to {url}): this"
+                " version of the course server keeps no stats (the 2021 one had none), or"
+                " server.url is wrong", code)
         if 400 <= code < 500:
             hint = " (is server.url right?)" if code in (404, 405) else ""
             raise RequestRejected(
@@ -183,9 +232,37 @@ class HttpCourseServer(CourseServerBase):
         if code != 200:
             raise MalformedReply(f"unexpected HTTP {code} from {url}: {excerpt}")
         try:
-            return response.json()
-        except ValueError as exc:  # requests' JSONDecodeError is a ValueError
+            return json.loads(body)
+        except RecursionError:
+            raise MalformedReply(f"the reply from {url} is JSON nested too deeply to be a course"
+                                 " server's reply") from None
+        except ValueError as exc:  # not JSON, or not text
             raise MalformedReply(f"the reply from {url} is not JSON: {excerpt!r}") from exc
+
+
+class _NeverArrived(Exception):
+    """Internal: the request cannot have reached the server (``cause`` says why)."""
+
+    def __init__(self, cause: requests.RequestException) -> None:
+        super().__init__(str(cause))
+        self.cause = cause
+
+
+def _read_body(response: requests.Response, url: str) -> bytes:
+    """The whole body of ``response``, refused beyond ``MAX_REPLY_BYTES``."""
+    declared = response.headers.get("Content-Length", "")
+    if declared.isdigit() and int(declared) > MAX_REPLY_BYTES:
+        raise MalformedReply(f"the reply from {url} announces {int(declared):,} bytes, more than a"
+                             f" course server's reply ({MAX_REPLY_BYTES:,} at most): not read")
+    chunks = []
+    size = 0
+    for chunk in response.iter_content(chunk_size=64 * 1024):
+        size += len(chunk)
+        if size > MAX_REPLY_BYTES:
+            raise MalformedReply(f"the reply from {url} is over {MAX_REPLY_BYTES:,} bytes, more"
+                                 " than a course server's reply: not read further")
+        chunks.append(chunk)
+    return b"".join(chunks)
 
 
 def _reason(exc: requests.RequestException) -> str:

@@ -18,11 +18,16 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from arena.players import Player
 from board import Board
-from client.game import Chooser, GameOutcome, MoveStat, Output, format_move, render_grid
-from client.protocol import DRAW, LOSS, WIN, as_grid
+from client.display import format_move, render_grid
+from client.game import Chooser, Output
+from client.outcome import GameOutcome
 from client.records import LOCAL, THEM, US, Records
+from course.grid import as_grid
+from course.protocol import DRAW, LOSS, WIN
+from engine.games import PlayedMove
+from engine.players import Player
+from timecontrol import Limit
 
 ENV_NAME = "gym_connect_four"
 
@@ -74,7 +79,7 @@ def play_local_game(
     board = Board()
     our_turn = we_start
     columns: list[int] = []
-    stats: list[MoveStat] = []
+    stats: list[PlayedMove] = []
     result = None
     out(("we start" if we_start else f"{opponent.name} starts") + f" (us X, {opponent.name} O)")
     try:
@@ -82,12 +87,11 @@ def play_local_game(
             ply = board.moves + 1
             if our_turn:
                 start = clock()
-                decision = engine.choose(board, seconds)
+                decision = engine.choose(board, Limit(start + seconds))
                 took = clock() - start
                 column = decision.column
                 _, reward, done, _ = env.step(column)
-                stats.append(MoveStat(ply, column, decision.depth, decision.score, decision.nodes,
-                                      took, decision.source, decision.seconds))
+                stats.append(PlayedMove.of(ply, column, took, decision))
                 if records is not None and game_id is not None:
                     records.played(game_id, ply, US, column, decision, took)
                 out(format_move(ply, column, decision, took))

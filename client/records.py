@@ -26,17 +26,18 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
-import sys
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any
 
-from client.database import connect, transaction
-from client.protocol import Grid, as_grid
-from settings import mask_secret
+from filelock import FileLock, Timeout
+
+from course.database import connect, transaction
+from course.grid import Grid, as_grid
+from settings import UsageError, mask_secret
 
 if TYPE_CHECKING:
     from engine import Decision
@@ -48,6 +49,8 @@ STATUS_STARTING, STATUS_RUNNING, STATUS_FINISHED, STATUS_STOPPED, STATUS_ABANDON
 )
 US, THEM = "us", "them"
 
+# The layout of the record file (PRAGMA user_version); Records migrates older ones.
+VERSION = 2
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -77,30 +80,19 @@ CREATE TABLE IF NOT EXISTS moves (
     score INTEGER,
     nodes INTEGER,
     source TEXT,                   -- book, solver or search
+    mode TEXT,                     -- the engine's mode: course or strongest (since version 2)
     at TEXT NOT NULL,              -- when it was recorded: ours when sent, the bot's on the reply
     PRIMARY KEY (game_id, ply)
 );
 """
 
 
-class RecordError(ValueError):
+class RecordError(UsageError):
     """The record file cannot be opened or is not a record of this program."""
 
 
 class RecordBusy(RecordError):
     """Another online run holds the record's lock."""
-
-
-if sys.platform == "win32":
-    import msvcrt
-
-    def _try_lock(handle: IO[bytes]) -> None:
-        msvcrt.locking(handle.fileno(), msvcrt.LK_NBLCK, 1)  # raises OSError if held
-else:
-    import fcntl
-
-    def _try_lock(handle: IO[bytes]) -> None:
-        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)  # raises OSError if held
 
 
 def player_hash(stil_ids: Sequence[str]) -> str:
@@ -118,7 +110,7 @@ def _now() -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class MoveRecord:
+class RecordedMove:
     ply: int
     side: str
     column: int
@@ -129,10 +121,11 @@ class MoveRecord:
     nodes: int | None
     source: str | None
     at: str
+    mode: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
-class GameRecord:
+class RecordedGame:
     id: int
     kind: str
     server: str
@@ -145,7 +138,7 @@ class GameRecord:
     result: float | None
     last_state: Grid | None
     note: str | None
-    moves: tuple[MoveRecord, ...]
+    moves: tuple[RecordedMove, ...]
 
     @property
     def columns(self) -> list[int]:
@@ -153,7 +146,7 @@ class GameRecord:
         return [m.column for m in self.moves if m.confirmed]
 
     @property
-    def pending(self) -> MoveRecord | None:
+    def pending(self) -> RecordedMove | None:
         """Our move that was sent and whose reply was never recorded, if any."""
         return next((m for m in self.moves if not m.confirmed), None)
 
@@ -176,10 +169,30 @@ class Records:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             # Each change below is one transaction, committed before the caller goes on (and
-            # durable across a crash: see client.database).
+            # durable across a crash: see course.database).
             self.conn = connect(self.path, SCHEMA)
         except (OSError, sqlite3.DatabaseError) as exc:
             raise RecordError(f"cannot use {self.path} as the game record: {exc}") from exc
+        self._migrate()
+
+    def _migrate(self) -> None:
+        """Bring a record written by an earlier version of this program up to ``VERSION``.
+
+        Version 1 (no ``user_version``) had no ``moves.mode``: its moves keep a null mode (they
+        were played before the modes existed).  A record from a later version is refused.
+        """
+        version = int(self.conn.execute("PRAGMA user_version").fetchone()[0])
+        if version > VERSION:
+            self.conn.close()
+            raise RecordError(f"{self.path} was written by a newer version of this program"
+                              f" (record version {version}, this one reads up to {VERSION})")
+        if version == VERSION:
+            return
+        columns = {row[1] for row in self.conn.execute("PRAGMA table_info(moves)")}
+        with self._transaction() as conn:
+            if "mode" not in columns:
+                conn.execute("ALTER TABLE moves ADD COLUMN mode TEXT")
+            conn.execute(f"PRAGMA user_version = {VERSION}")
 
     def close(self) -> None:
         self.conn.close()
@@ -195,26 +208,27 @@ class Records:
 
     @contextmanager
     def exclusive(self) -> Iterator[None]:
-        """Hold the record's lock (``<record>.lock``) for the block; ``RecordBusy`` if held.
+        """Hold the record's lock (``<record>.lock``, a ``filelock.FileLock``) for the block;
+        ``RecordBusy`` if another process holds it.
 
         An online run holds it from start to end, so two runs on one record can never resume
-        the same game.  The lock belongs to the open file, so the system releases it when the
-        process ends however it ends; the empty lock file stays (removing it would race).
+        the same game.  The system releases the lock when the process ends, however it ends.
         """
         lock_path = self.path.with_name(self.path.name + ".lock")
+        lock = FileLock(lock_path, timeout=0)
         try:
-            handle = lock_path.open("ab")
+            lock.acquire()
+        except Timeout:
+            raise RecordBusy(
+                f"another `agent.py online` is using the record {self.path} (it holds"
+                f" {lock_path}): let it finish or stop it first"
+            ) from None
         except OSError as exc:
             raise RecordError(f"cannot open the record's lock {lock_path}: {exc}") from exc
-        with handle:
-            try:
-                _try_lock(handle)
-            except OSError:
-                raise RecordBusy(
-                    f"another `agent.py online` is using the record {self.path} (it holds"
-                    f" {lock_path}): let it finish or stop it first"
-                ) from None
+        try:
             yield
+        finally:
+            lock.release()
 
     # --- writing ------------------------------------------------------------------------------
 
@@ -248,7 +262,7 @@ class Records:
         with self._transaction() as conn:
             conn.execute(
                 "INSERT INTO moves (game_id, ply, side, col, confirmed, seconds, depth, score,"
-                " nodes, source, at) VALUES (?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?)",
+                " nodes, source, mode, at) VALUES (?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?)",
                 (game_id, ply, US, column, seconds, *_decision_fields(decision), _now()),
             )
 
@@ -304,7 +318,7 @@ class Records:
         with self._transaction() as conn:
             conn.execute(
                 "INSERT INTO moves (game_id, ply, side, col, confirmed, seconds, depth, score,"
-                " nodes, source, at) VALUES (?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?)",
+                " nodes, source, mode, at) VALUES (?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?)",
                 (game_id, ply, side, column, seconds, *_decision_fields(decision), _now()),
             )
 
@@ -341,13 +355,13 @@ class Records:
 
     # --- reading ------------------------------------------------------------------------------
 
-    def game(self, game_id: int) -> GameRecord:
+    def game(self, game_id: int) -> RecordedGame:
         row = self.conn.execute("SELECT * FROM games WHERE id = ?", (game_id,)).fetchone()
         if row is None:
             raise KeyError(f"no game {game_id} in {self.path}")
         return self._record(row)
 
-    def unfinished(self, kind: str, server: str, stil_ids: Sequence[str]) -> GameRecord | None:
+    def unfinished(self, kind: str, server: str, stil_ids: Sequence[str]) -> RecordedGame | None:
         """The latest game of these ids on this server whose end we do not know, if any."""
         row = self.conn.execute(
             "SELECT * FROM games WHERE kind = ? AND server = ? AND player = ?"
@@ -356,7 +370,23 @@ class Records:
         ).fetchone()
         return self._record(row) if row is not None else None
 
-    def games(self, kind: str | None = None, limit: int | None = None) -> list[GameRecord]:
+    def streak(self, kind: str, server: str, stil_ids: Sequence[str]) -> int:
+        """Games of these ids on this server not lost in a row, newest back (a draw counts,
+        as on the course server); a game given up, stopped in doubt or lost ends the count.
+        A game still running is not counted yet."""
+        rows = self.conn.execute(
+            "SELECT status, result FROM games WHERE kind = ? AND server = ? AND player = ?"
+            " AND status NOT IN (?, ?) ORDER BY id DESC",
+            (kind, server, player_hash(stil_ids), STATUS_STARTING, STATUS_RUNNING),
+        ).fetchall()
+        count = 0
+        for row in rows:
+            if row["status"] != STATUS_FINISHED or row["result"] is None or row["result"] < 0:
+                break
+            count += 1
+        return count
+
+    def games(self, kind: str | None = None, limit: int | None = None) -> list[RecordedGame]:
         """Games, newest first."""
         sql = "SELECT * FROM games"
         params: list[Any] = []
@@ -369,18 +399,18 @@ class Records:
             params.append(limit)
         return [self._record(row) for row in self.conn.execute(sql, params).fetchall()]
 
-    def _record(self, row: sqlite3.Row) -> GameRecord:
+    def _record(self, row: sqlite3.Row) -> RecordedGame:
         moves = tuple(
-            MoveRecord(
+            RecordedMove(
                 ply=m["ply"], side=m["side"], column=m["col"], confirmed=bool(m["confirmed"]),
                 seconds=m["seconds"], depth=m["depth"], score=m["score"], nodes=m["nodes"],
-                source=m["source"], at=m["at"],
+                source=m["source"], at=m["at"], mode=m["mode"],
             )
             for m in self.conn.execute(
                 "SELECT * FROM moves WHERE game_id = ? ORDER BY ply", (row["id"],)
             ).fetchall()
         )
-        return GameRecord(
+        return RecordedGame(
             id=row["id"],
             kind=row["kind"],
             server=row["server"],
@@ -399,8 +429,8 @@ class Records:
 
 def _decision_fields(decision: Decision | None) -> tuple[Any, ...]:
     if decision is None:
-        return (None, None, None, None)
-    return (decision.depth, decision.score, decision.nodes, decision.source)
+        return (None, None, None, None, None)
+    return (decision.depth, decision.score.value, decision.nodes, decision.source, decision.mode)
 
 
 def _state_json(state: Grid) -> str:

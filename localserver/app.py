@@ -31,7 +31,7 @@ DESCRIPTION = (
     " (form fields stil_id, move, api_key); see /docs for the API and /progress for results."
 )
 
-# The ids are checked by ``player_key`` (the one rule for ids, ``settings.stil_id_problem``);
+# The ids are checked by ``player_key`` (the one rule for ids, ``course.ids``);
 # its ``RequestError`` becomes the same HTTP 422 as FastAPI's own validation errors.
 StilIds = Annotated[list[str], Form(
     description=r"student id(s) matching ^[\w\d_-]*$, at most 50 characters; repeat the key"
@@ -130,9 +130,11 @@ def create_app(service: CourseService, *, max_body_bytes: int = MAX_BODY_BYTES) 
     def move(stil_id: StilIds, move: Move, api_key: ApiKey) -> dict[str, Any]:
         return service.move(stil_id, move, api_key)
 
-    @app.post("/stats", summary="A player's record")
-    def stats(stil_id: StilIds, api_key: ApiKey) -> dict[str, Any]:
-        return service.stats(stil_id, api_key)
+    if service.behaviour.stats_endpoint:  # a server version without one answers 404
+
+        @app.post("/stats", summary="A player's record")
+        def stats(stil_id: StilIds, api_key: ApiKey) -> dict[str, Any]:
+            return service.stats(stil_id, api_key)
 
     @app.get("/progress", response_class=HTMLResponse, summary="Every player's progress (HTML)")
     def progress(

@@ -19,6 +19,7 @@ import uvicorn
 
 from localserver.app import create_app
 from localserver.service import CourseService
+from localserver.slow_requests import REQUEST_TIMEOUT, guarded_protocol
 
 START_TIMEOUT = 15.0
 
@@ -49,7 +50,8 @@ class LocalCourseServer:
     """The real app served by uvicorn in a thread; a context manager that starts and stops it.
 
     ``service_options`` are ``CourseService``'s keyword arguments (``api_key`` defaults to
-    ``"nyckel"``); ``seed`` makes the bot's choices and who starts reproducible.
+    ``"nyckel"``); ``seed`` makes the bot's choices and who starts reproducible;
+    ``request_timeout`` closes a connection whose request takes longer to arrive.
     """
 
     def __init__(
@@ -60,9 +62,11 @@ class LocalCourseServer:
         port: int = 0,
         seed: int | None = None,
         clock: Callable[[], float] = time.monotonic,
+        request_timeout: float = REQUEST_TIMEOUT,
         **service_options: object,
     ) -> None:
         self.db = db
+        self.request_timeout = request_timeout
         self.host = host
         self.port = port
         self.seed = seed
@@ -92,7 +96,8 @@ class LocalCourseServer:
         sock = bind_socket(self.host, self.port)
         self.port = sock.getsockname()[1]
         config = uvicorn.Config(create_app(self.service), log_level="warning", lifespan="off",
-                                access_log=False, timeout_graceful_shutdown=2)
+                                access_log=False, timeout_graceful_shutdown=2,
+                                http=guarded_protocol(self.request_timeout))
         server = uvicorn.Server(config)
         thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]},
                                   name=f"course-server-{self.port}", daemon=True)

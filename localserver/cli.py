@@ -1,7 +1,7 @@
 """``agent.py serve``: run the local emulation of the course server in the foreground.
 
 Settings come from ``[local_server]`` in ``config.toml``; each command-line flag overrides its
-key.  Both are checked by the same rules (``settings.local_server_problem``); an error names
+key.  Both are checked by the same rules (the schema, ``settings.revised``); an error names
 the key or the flag.  The database path of the config is relative to the config file's folder,
 ``--db`` to the working directory.  The listening socket is bound here, before uvicorn
 starts, so that a busy port or a bad host is reported as one clear error line rather than
@@ -13,25 +13,23 @@ from __future__ import annotations
 import argparse
 import ipaddress
 import sys
-from dataclasses import replace
 
-from localserver.service import ServiceConfigError
+from localserver.variants import SWITCHES, Behaviour, VariantConflict, resolve
 from settings import (
+    ConfigError,
     LocalServerSettings,
+    UsageError,
     config_relative,
     load_settings,
-    local_server_problem,
     mask_secret,
+    revised,
 )
 
 MEMORY_DB = ":memory:"
 # The [local_server] keys a flag of ``agent.py serve`` overrides.
 FLAGS = {"host": "--host", "port": "--port", "db": "--db", "bot_depth": "--bot-depth",
-         "bot": "--bot", "first": "--first", "time_limit": "--time-limit"}
-
-
-class ServeError(ValueError):
-    """The server cannot start: a bad setting or an address it cannot listen on."""
+         "time_limit": "--time-limit", "variant": "--variant",
+         **{switch: "--" + switch.replace("_", "-") for switch in SWITCHES}}
 
 
 def _is_loopback(host: str) -> bool:
@@ -43,44 +41,62 @@ def _is_loopback(host: str) -> bool:
         return False
 
 
-def serve_settings(args: argparse.Namespace) -> LocalServerSettings:
-    """``[local_server]`` from the config with the command line's flags applied, checked.
+def serve_settings(args: argparse.Namespace) -> tuple[LocalServerSettings, Behaviour]:
+    """``[local_server]`` from the config with the command line's flags applied, checked, and
+    the behaviour its variant and switches make.
 
     The config's ``db`` is made relative to the config file's folder; ``--db`` is taken as
-    given (relative to the working directory).
+    given (relative to the working directory).  A conflict names the key or flag that set
+    each side of it.
     """
     settings = load_settings(args.config).local_server
     if settings.db != MEMORY_DB:
-        settings = replace(settings, db=str(config_relative(settings.db, args.config)))
-    for key, flag in FLAGS.items():
-        value = getattr(args, key)
-        if value is None:
-            continue
-        problem = local_server_problem(key, value)
-        if problem is not None:
-            raise ServeError(f"{flag}: {problem}")
-        settings = replace(settings, **{key: value})
-    return settings
+        settings = revised(settings, {"db": str(config_relative(settings.db, args.config))})
+    flags = {key: getattr(args, key) for key in FLAGS if getattr(args, key) is not None}
+    settings = revised(settings, flags, names=FLAGS)
+    sources = {key: FLAGS[key] if key in flags else f"local_server.{key}" for key in FLAGS}
+    chosen = {switch: (getattr(settings, switch), sources[switch]) for switch in SWITCHES
+              if getattr(settings, switch) is not None}
+    try:
+        behaviour = resolve(settings.variant, chosen, variant_source=sources["variant"])
+    except VariantConflict as exc:
+        raise ConfigError(str(exc)) from None
+    return settings, behaviour
 
 
-def serve_command(args: argparse.Namespace) -> int:
+def describe(behaviour: Behaviour, bot_depth: int) -> str:
+    """The behaviour in a line: who starts, the bot, and how this server version answers."""
+    bot = f"minimax depth {bot_depth}" if behaviour.bot == "minimax" else "random"
+    parts = [f"bot: {bot}", f"first: {behaviour.first}",
+             "stats: " + ("yes" if behaviour.stats_endpoint else "none (HTTP 404)")]
+    if behaviour.null_start_reply:
+        parts.append("null fields in the reply to -1")
+    if behaviour.float_results:
+        parts.append("results as floats")
+    if behaviour.every_start_lost:
+        parts.append("every -1 booked as a loss")
+    return "; ".join(parts)
+
+
+def serve_command(args: argparse.Namespace, started: float) -> int:
     import uvicorn
 
     from localserver.app import create_app
     from localserver.background import bind_socket
     from localserver.service import CourseService
+    from localserver.slow_requests import guarded_protocol
 
-    settings = serve_settings(args)
+    settings, behaviour = serve_settings(args)
     service = CourseService(
-        settings.db, api_key=settings.api_key, bot=settings.bot, bot_depth=settings.bot_depth,
-        first=settings.first, time_limit=settings.time_limit,
-        full_board_win_is_draw=settings.full_board_win_is_draw,
+        settings.db, api_key=settings.api_key, bot_depth=settings.bot_depth,
+        time_limit=settings.time_limit, full_board_win_is_draw=settings.full_board_win_is_draw,
+        variant=settings.variant, **{switch: getattr(behaviour, switch) for switch in SWITCHES},
     )
     try:
         try:
             sock = bind_socket(settings.host, settings.port)
         except OSError as exc:
-            raise ServeError(
+            raise UsageError(
                 f"cannot listen on {settings.host}:{settings.port}: {exc.strerror or exc}"
             ) from exc
         port = sock.getsockname()[1]
@@ -88,16 +104,18 @@ def serve_command(args: argparse.Namespace) -> int:
         url = f"http://{host}:{port}/"
         service.warm_up()
         limit = f"{settings.time_limit:g} s per move" if settings.time_limit > 0 else "no limit"
-        bot = f"minimax depth {settings.bot_depth}" if settings.bot == "minimax" else "random"
         print(f"local course server on {url}  (docs: {url}docs, progress: {url}progress)")
-        print(f"  bot: {bot}; first: {settings.first}; time: {limit}; database: {settings.db};"
-              f" api key: {mask_secret(settings.api_key)}")
-        print(f"  play against it: python agent.py online --server {url}")
+        print(f"  variant {settings.variant}: {describe(behaviour, settings.bot_depth)}")
+        print(f"  time: {limit}; database: {settings.db}; api key: {mask_secret(settings.api_key)}")
+        # The local key is not a secret: the command is printed whole, ready to paste.
+        print(f"  play against it: EDAP01_API_KEY={settings.api_key} python agent.py online"
+              f" --server {url}")
         if not _is_loopback(settings.host):
             print(f"warning: listening on {settings.host}, not only on this machine",
                   file=sys.stderr)
         sys.stdout.flush()
-        config = uvicorn.Config(create_app(service), log_level="info", lifespan="off")
+        config = uvicorn.Config(create_app(service), log_level="info", lifespan="off",
+                                http=guarded_protocol())
         try:
             uvicorn.Server(config).run(sockets=[sock])
         except KeyboardInterrupt:
@@ -108,4 +126,4 @@ def serve_command(args: argparse.Namespace) -> int:
     return 0
 
 
-USER_ERRORS = (ServeError, ServiceConfigError)
+

@@ -12,7 +12,9 @@ from __future__ import annotations
 import time
 from html import escape
 
-from localserver.service import CourseService, PlayerStats, StoredGame
+from course.protocol import Stats
+from localserver.service import CourseService
+from localserver.store import StoredGame
 
 GOAL_STREAK = 20  # the course's bar: 20 games in a row without a loss
 RECENT_GAMES = 10
@@ -74,7 +76,7 @@ def _game_html(game: StoredGame) -> str:
     )
 
 
-def _stats_row(s: PlayerStats) -> str:
+def _stats_row(s: Stats) -> str:
     player = escape(s.player, quote=True)
     streak = min(s.streak, GOAL_STREAK)
     return (
@@ -91,9 +93,9 @@ def _stats_row(s: PlayerStats) -> str:
 
 def render_progress(service: CourseService, player: str | None = None) -> str:
     """The whole page; only ``player`` (a stored key) when given, else every player."""
-    players = service.all_stats()
+    players = service.store.all_stats()
     if player is not None:
-        players = [s for s in players if s.player == player] or [service.player_stats(player)]
+        players = [s for s in players if s.player == player] or [service.store.stats(player)]
     if players:
         rows = "".join(_stats_row(s) for s in players)
         table = (
@@ -106,7 +108,7 @@ def render_progress(service: CourseService, player: str | None = None) -> str:
         table = '<p id="no-players">No games played yet.</p>'
     sections = []
     for s in players:
-        games = service.recent_games(s.player, RECENT_GAMES)
+        games = service.store.recent(s.player, RECENT_GAMES)
         name = escape(s.player, quote=True)
         body = "".join(_game_html(g) for g in games) or "<p>No games yet.</p>"
         sections.append(

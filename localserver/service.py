@@ -1,11 +1,13 @@
-"""The course server's game logic without HTTP: games, the bot, the clock and the bookkeeping.
+"""The course server's rules without HTTP: the protocol, the bot, the clock, the versions.
 
 ``CourseService.move`` and ``CourseService.stats`` return exactly the JSON bodies the course
 server sends, so the HTTP app (``localserver.app``) is a thin wrapper and an in-process client
-can call the service directly.  State lives in SQLite (a file, or ``":memory:"``), so running
-games and stats survive a restart of the server.
+can call the service directly.  The games and the players' records are kept by
+``localserver.store`` (SQLite: a file, or ``":memory:"``), so running games and stats survive a
+restart of the server.
 
-What comes from ``COURSE.md`` (the specification) and what is our guess:
+What comes from the course's description of its server (``docs/protocol.md``) and what is our
+guess:
 
 * From the specification: the fields and their ranges (``stil_id`` a list of ids matching
   ``^[\\w\\d_-]*$`` of at most 50 characters, stored as the sorted ids joined with ``+``;
@@ -30,31 +32,29 @@ What comes from ``COURSE.md`` (the specification) and what is our guess:
 
 Thread safety: requests for one player (one joined id) are serialised by that player's lock,
 so a player's game is never advanced twice at once; requests of different players run in
-parallel and only share the database connection, under its own lock.  Every change to a game
-and to the player's stats is one SQLite transaction, and at most one running game per player is
-enforced by a unique index, so a game is never lost, mixed up or counted twice.  A move's time
-is taken when it arrives, before it waits for its player's lock.
+parallel and only share the store.  A move's time is taken when it arrives, before it waits
+for its player's lock.
 
-The protocol's constants and its scoring rule come from ``client.protocol`` (the one
-description of the protocol), the rule for ids and the checks of the settings from
-``settings``.
+The protocol's constants and its scoring rule come from ``course.protocol`` (the one
+description of the protocol), the rule for ids from ``course.ids`` and the rules of the
+settings from ``settings.schema``.
 """
 
 from __future__ import annotations
 
 import random
-import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass
-from pathlib import Path
+from collections.abc import Callable, Sequence
 from typing import Any
 
+from pydantic import ValidationError
+
 from board import WIDTH, Board
-from client.database import MEMORY, connect, transaction
-from client.protocol import (
+from course.grid import course_grid
+from course.ids import player_key as joined_ids
+from course.ids import stil_ids_problem
+from course.protocol import (
     DRAW,
     ILLEGAL,
     LOSS,
@@ -66,43 +66,23 @@ from client.protocol import (
     WIN,
     last_move_result,
 )
-from settings import local_server_problem, stil_id_problem
+from localserver.store import (
+    DRAWN,
+    ILLEGAL_MOVE,
+    LOST,
+    TIMEOUT,
+    WON,
+    GameStore,
+    StoredGame,
+)
+from localserver.variants import START_MESSAGE_2021, VariantConflict, resolve
+from settings import ConfigError, LocalServerSettings
+from settings.loading import describe
 
 MAX_IDS = 10  # our limit on the ids of one group; the real server's is unknown
 MIN_MOVE, MAX_MOVE = NEW_GAME, WIDTH - 1
 
 STUDENT, BOT = 1, -1
-
-# How a game ended, as stored in ``games.outcome``.
-RUNNING, WON, DRAWN, LOST, ILLEGAL_MOVE, TIMEOUT, ABANDONED = (
-    "running", "won", "draw", "lost", "illegal", "timeout", "abandoned",
-)
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS players (
-    player TEXT PRIMARY KEY,
-    played INTEGER NOT NULL DEFAULT 0,
-    won INTEGER NOT NULL DEFAULT 0,
-    lost INTEGER NOT NULL DEFAULT 0,
-    streak INTEGER NOT NULL DEFAULT 0,
-    streak_max INTEGER NOT NULL DEFAULT 0,
-    total_reward REAL NOT NULL DEFAULT 0
-);
-CREATE TABLE IF NOT EXISTS games (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    player TEXT NOT NULL,
-    first TEXT NOT NULL CHECK (first IN ('student', 'bot')),
-    -- the columns played so far (0-based digits), starting with the first player's move
-    moves TEXT NOT NULL DEFAULT '',
-    outcome TEXT NOT NULL DEFAULT 'running',
-    result REAL,
-    note TEXT,
-    started REAL NOT NULL,
-    finished REAL
-);
-CREATE INDEX IF NOT EXISTS games_by_player ON games (player, id);
-CREATE UNIQUE INDEX IF NOT EXISTS one_running_game ON games (player) WHERE outcome = 'running';
-"""
 
 Reply = dict[str, Any]
 
@@ -120,55 +100,6 @@ class CorruptRecord(RuntimeError):
     """A stored game cannot be right (e.g. not the student's turn): the database was altered."""
 
 
-class ServiceConfigError(ValueError):
-    """A setting of the local server (bot, depth, who starts, time limit, database) is bad."""
-
-
-@dataclass(frozen=True)
-class PlayerStats:
-    player: str
-    played: int
-    won: int
-    lost: int
-    streak: int
-    streak_max: int
-    total_reward: float
-
-    @property
-    def drawn(self) -> int:
-        return self.played - self.won - self.lost
-
-
-@dataclass(frozen=True)
-class StoredGame:
-    """One game as the server stores it: ``moves`` are 0-based columns from the first move on."""
-
-    id: int
-    player: str
-    first: str
-    moves: str
-    outcome: str
-    result: float | None
-    note: str | None
-    started: float
-    finished: float | None
-
-    @property
-    def board(self) -> Board:
-        return Board.from_moves((int(c) for c in self.moves), one_based=False)
-
-    def grid(self) -> list[list[int]]:
-        """The board as the course sends it: row 0 at the top, 1 = student, -1 = bot."""
-        return course_grid(self.board, self.first)
-
-
-def course_grid(board: Board, first: str) -> list[list[int]]:
-    """``board`` as a course ``state``: the student's discs are 1 whoever is to move."""
-    student_to_move = board.first_player_to_move == (first == "student")
-    grid: list[list[int]] = board.to_grid(STUDENT if student_to_move else BOT).tolist()
-    return grid
-
-
 def player_key(stil_ids: Sequence[str]) -> str:
     """Check the ids and return the key a group is stored under (sorted, joined with ``+``).
 
@@ -177,15 +108,12 @@ def player_key(stil_ids: Sequence[str]) -> str:
     if isinstance(stil_ids, str):  # a bare string would be split into letters
         stil_ids = [stil_ids]
     ids = list(stil_ids)
-    if not ids:
-        raise RequestError("stil_id", "at least one id is required")
     if len(ids) > MAX_IDS:
         raise RequestError("stil_id", f"at most {MAX_IDS} ids, got {len(ids)}")
-    for sid in ids:
-        problem = stil_id_problem(sid)
-        if problem is not None:
-            raise RequestError("stil_id", problem)
-    return "+".join(sorted(set(ids)))
+    problem = stil_ids_problem(ids)
+    if problem is not None:
+        raise RequestError("stil_id", problem[1])
+    return joined_ids(ids)
 
 
 def check_move(move: int) -> int:
@@ -200,82 +128,75 @@ def _error_reply(msg: str, *, result: float = 0, state: list[list[int]] | None =
     return {"status": False, "msg": msg, "result": result, "botmove": NO_MOVE, "state": state}
 
 
-def _result_json(value: float) -> float | int:
-    # The course sends 1, -1 and -10 as integers in JSON and 0.5 as a float.
-    return int(value) if float(value).is_integer() else value
+class NoStatsEndpoint(LookupError):
+    """This server version has no stats endpoint (the app answers HTTP 404)."""
 
 
 class CourseService:
-    """Games against the course's bot for any number of players, kept in SQLite."""
+    """Games against the course's bot for any number of players, kept in SQLite.
+
+    ``variant`` and the switches after it (None: the variant's) say which version of the
+    course server to behave like (``localserver.variants``).
+    """
 
     def __init__(
         self,
         db_path: str,
         *,
         api_key: str,
-        bot: str = "minimax",
         bot_depth: int = 3,
-        first: str = "random",
         time_limit: float = 5.0,
         full_board_win_is_draw: bool = True,
+        variant: str = "current",
+        bot: str | None = None,
+        first: str | None = None,
+        null_start_reply: bool | None = None,
+        float_results: bool | None = None,
+        stats_endpoint: bool | None = None,
+        every_start_lost: bool | None = None,
         rng: random.Random | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        checked = {"db": db_path, "api_key": api_key, "bot": bot, "bot_depth": bot_depth,
-                   "first": first, "time_limit": time_limit,
-                   "full_board_win_is_draw": full_board_win_is_draw}
-        for name, value in checked.items():
-            problem = local_server_problem(name, value)
-            if problem is not None:
-                raise ServiceConfigError(f"local_server.{name}: {problem}")
+        switches = {"bot": bot, "first": first, "null_start_reply": null_start_reply,
+                    "float_results": float_results, "stats_endpoint": stats_endpoint,
+                    "every_start_lost": every_start_lost}
+        # The rules of [local_server] in config.toml, checked the same way (settings.schema).
+        try:
+            LocalServerSettings.model_validate({
+                "db": db_path, "api_key": api_key, "bot_depth": bot_depth,
+                "time_limit": time_limit, "full_board_win_is_draw": full_board_win_is_draw,
+                "variant": variant, **switches})
+        except ValidationError as exc:
+            lines = describe(exc, LocalServerSettings, prefix="local_server")
+            raise ConfigError("; ".join(lines)) from None
+        try:
+            self.behaviour = resolve(variant, {name: (value, f"local_server.{name}")
+                                               for name, value in switches.items()
+                                               if value is not None},
+                                     variant_source="local_server.variant")
+        except VariantConflict as exc:
+            raise ConfigError(str(exc)) from None
+        self.variant = variant
         self.db_path = db_path
         self.api_key = api_key
-        self.bot = bot
+        self.bot = self.behaviour.bot
         self.bot_depth = bot_depth
-        self.first = first
+        self.first = self.behaviour.first
         self.time_limit = float(time_limit)
         self.full_board_win_is_draw = full_board_win_is_draw
         self._rng = rng or random.Random()
         self._rng_lock = threading.Lock()
         self._clock = clock
-        self._db_lock = threading.Lock()
         self._players_lock = threading.Lock()
         self._player_locks: dict[str, threading.Lock] = {}
         # When the reply before each running game's next move was sent (by ``clock``).  Kept
         # in memory only: a monotonic clock means nothing after a restart, so a game found in
         # the database gets a fresh allowance with its first move after the restart.
         self._last_reply: dict[int, float] = {}
-        self._conn = self._connect(db_path)
-
-    # --- database ---------------------------------------------------------------------------
-
-    @staticmethod
-    def _connect(db_path: str) -> sqlite3.Connection:
-        if db_path != MEMORY:
-            try:
-                Path(db_path).parent.mkdir(parents=True, exist_ok=True)
-            except OSError as exc:
-                raise ServiceConfigError(f"cannot create the folder of {db_path}: {exc}") from exc
-        try:
-            # One connection shared by all threads, always used under ``_db_lock``.
-            return connect(db_path, SCHEMA, shared=True)
-        except (OSError, sqlite3.DatabaseError) as exc:
-            raise ServiceConfigError(
-                f"cannot use {db_path} as the server's database: {exc}"
-            ) from exc
-
-    @contextmanager
-    def _transaction(self) -> Iterator[sqlite3.Connection]:
-        with self._db_lock, transaction(self._conn) as conn:
-            yield conn
-
-    def _query(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
-        with self._db_lock:
-            return self._conn.execute(sql, params).fetchall()
+        self.store = GameStore(db_path)
 
     def close(self) -> None:
-        with self._db_lock:
-            self._conn.close()
+        self.store.close()
 
     # --- locks and randomness -----------------------------------------------------------------
 
@@ -306,41 +227,16 @@ class CourseService:
         if self.bot == "minimax":
             self._bot_move(Board())
 
+    def _result_json(self, value: float) -> float | int:
+        """A result as the server sends it: 1, -1 and -10 as integers and 0.5 as a float, or
+        every one as a float (``float_results``)."""
+        if self.behaviour.float_results:
+            return float(value)
+        return int(value) if float(value).is_integer() else value
+
     def _ends(self, board: Board) -> float:
         """The result of the move that made ``board`` for its mover (``last_move_result``)."""
         return last_move_result(board, full_board_win_is_draw=self.full_board_win_is_draw)
-
-    # --- bookkeeping --------------------------------------------------------------------------
-
-    @staticmethod
-    def _finish(
-        conn: sqlite3.Connection, game_id: int, player: str, moves: str, outcome: str,
-        result: float, note: str,
-    ) -> None:
-        """End a running game and add it to the player's stats, in the caller's transaction."""
-        cur = conn.execute(
-            "UPDATE games SET moves = ?, outcome = ?, result = ?, note = ?, finished = ?"
-            " WHERE id = ? AND outcome = ?",
-            (moves, outcome, result, note, time.time(), game_id, RUNNING),
-        )
-        if cur.rowcount != 1:  # the per-player lock makes this impossible; never count twice
-            raise RuntimeError(f"game {game_id} of {player} was not running")
-        conn.execute("INSERT OR IGNORE INTO players (player) VALUES (?)", (player,))
-        won = 1 if result == WIN else 0
-        lost = 1 if result < 0 else 0
-        conn.execute(
-            "UPDATE players SET played = played + 1, won = won + ?, lost = lost + ?,"
-            " streak = CASE WHEN ? THEN 0 ELSE streak + 1 END,"
-            " streak_max = MAX(streak_max, CASE WHEN ? THEN 0 ELSE streak + 1 END),"
-            " total_reward = total_reward + ? WHERE player = ?",
-            (won, lost, lost, lost, result, player),
-        )
-
-    def _running_game(self, player: str) -> StoredGame | None:
-        rows = self._query(
-            "SELECT * FROM games WHERE player = ? AND outcome = ?", (player, RUNNING)
-        )
-        return _record(rows[0]) if rows else None
 
     # --- the protocol -------------------------------------------------------------------------
 
@@ -356,7 +252,7 @@ class CourseService:
         if api_key != self.api_key:
             return _error_reply(MSG_WRONG_KEY)
         with self._player_lock(player):
-            game = self._running_game(player)
+            game = self.store.running(player)
             if move == NEW_GAME:
                 return self._new_game(player, game)
             if game is None:
@@ -370,22 +266,23 @@ class CourseService:
         if first == "bot":
             botmove = self._bot_move(board)
             board = board.play_unchecked(botmove)
-        with self._transaction() as conn:
-            if running is not None:
-                self._finish(conn, running.id, player, running.moves, ABANDONED, LOSS,
-                             "A new game was started while this one was running.")
-            cur = conn.execute(
-                "INSERT INTO games (player, first, moves, started) VALUES (?, ?, ?, ?)",
-                (player, first, "" if botmove < 0 else str(botmove), time.time()),
-            )
-            game_id = int(cur.lastrowid or 0)
+        lost_start = None
+        if running is None and self.behaviour.every_start_lost:
+            # As a server version did: the -1 itself is booked as a lost game.
+            lost_start = "Every new game (-1) is booked as a lost game on this server."
+        game_id = self.store.start(player, first, "" if botmove < 0 else str(botmove),
+                                   abandon=running, lost_start=lost_start)
         prefix = "Your running game was counted as a loss. " if running is not None else ""
-        if first == "student":
-            msg = f"{prefix}New game: you start."
+        if self.behaviour.null_start_reply:  # first is "student" then (see variants.resolve)
+            reply = {"status": True, "msg": START_MESSAGE_2021, "result": None, "botmove": None,
+                     "state": None}
         else:
-            msg = f"{prefix}New game: the bot started and played column {botmove}."
-        reply = {"status": True, "msg": msg, "result": 0, "botmove": botmove,
-                 "state": course_grid(board, first)}
+            if first == "student":
+                msg = f"{prefix}New game: you start."
+            else:
+                msg = f"{prefix}New game: the bot started and played column {botmove}."
+            reply = {"status": True, "msg": msg, "result": self._result_json(RESULT_RUNNING),
+                     "botmove": botmove, "state": _state(board, first)}
         if running is not None:
             self._last_reply.pop(running.id, None)
         self._last_reply[game_id] = self._clock()
@@ -401,13 +298,13 @@ class CourseService:
             msg = (f"Time limit exceeded: your move came {late:.2f} s after the server's reply"
                    f" (the limit is {self.time_limit:g} s). The game is lost.")
             self._end(game, game.moves, TIMEOUT, LOSS, msg)
-            return _error_reply(msg, result=_result_json(LOSS),
-                                state=course_grid(board, game.first))
+            return _error_reply(msg, result=self._result_json(LOSS),
+                                state=_state(board, game.first))
         if not board.can_play(col):
             self._end(game, game.moves, ILLEGAL_MOVE, ILLEGAL,
                       f"Impossible move: column {col} is full.")
-            return _error_reply(MSG_IMPOSSIBLE, result=_result_json(ILLEGAL),
-                                state=course_grid(board, game.first))
+            return _error_reply(MSG_IMPOSSIBLE, result=self._result_json(ILLEGAL),
+                                state=_state(board, game.first))
         board = board.play_unchecked(col)
         moves = game.moves + str(col)
         ending = self._ends(board)
@@ -421,18 +318,17 @@ class CourseService:
             else:
                 result, outcome, msg = DRAW, DRAWN, "Draw: the board is full."
             self._end(game, moves, outcome, result, msg)
-            return {"status": True, "msg": msg, "result": _result_json(result), "botmove": NO_MOVE,
-                    "state": course_grid(board, game.first)}
+            return {"status": True, "msg": msg, "result": self._result_json(result), "botmove": NO_MOVE,
+                    "state": _state(board, game.first)}
         botmove = self._bot_move(board)
         board = board.play_unchecked(botmove)
         moves += str(botmove)
         ending = self._ends(board)
-        state = course_grid(board, game.first)
+        state = _state(board, game.first)
         if ending == RESULT_RUNNING:
-            with self._transaction() as conn:
-                conn.execute("UPDATE games SET moves = ? WHERE id = ? AND outcome = ?",
-                             (moves, game.id, RUNNING))
-            reply = {"status": True, "msg": f"The bot played column {botmove}.", "result": 0,
+            self.store.advance(game, moves)
+            reply = {"status": True, "msg": f"The bot played column {botmove}.",
+                     "result": self._result_json(RESULT_RUNNING),
                      "botmove": botmove, "state": state}
             self._last_reply[game.id] = self._clock()
             return reply
@@ -446,72 +342,41 @@ class CourseService:
             result, outcome, msg = DRAW, DRAWN, (
                 f"Draw: the bot played column {botmove} and the board is full.")
         self._end(game, moves, outcome, result, msg)
-        return {"status": True, "msg": msg, "result": _result_json(result), "botmove": botmove,
+        return {"status": True, "msg": msg, "result": self._result_json(result), "botmove": botmove,
                 "state": state}
 
     def _end(self, game: StoredGame, moves: str, outcome: str, result: float, note: str) -> None:
-        with self._transaction() as conn:
-            self._finish(conn, game.id, game.player, moves, outcome, result, note)
+        self.store.finish(game, moves, outcome, result, note)
         self._last_reply.pop(game.id, None)
 
     def stats(self, stil_ids: list[str], api_key: str) -> Reply:
-        """``POST stats``: the stats dict (its ``status`` is null, as on the course server)."""
+        """``POST stats``: the stats dict (its ``status`` is null, as on the course server).
+
+        Raises ``NoStatsEndpoint`` on a server version without stats.
+        """
+        if not self.behaviour.stats_endpoint:
+            raise NoStatsEndpoint("this version of the course server has no stats endpoint")
         player = player_key(stil_ids)
         if api_key != self.api_key:
             return {"msg": MSG_WRONG_KEY, "status": False, "stil_id": player}
-        s = self.player_stats(player)
+        s = self.store.stats(player)
         return {"msg": None, "status": None, "stil_id": player, "played": s.played,
                 "won": s.won, "lost": s.lost, "streak": s.streak, "streak_max": s.streak_max,
                 "total_reward": s.total_reward}
 
-    # --- reading the records (the progress page, tests) ---------------------------------------
 
-    def player_stats(self, player: str) -> PlayerStats:
-        """The stats of a stored player key (zeros for one who never finished a game)."""
-        rows = self._query("SELECT * FROM players WHERE player = ?", (player,))
-        if not rows:
-            return PlayerStats(player, 0, 0, 0, 0, 0, 0.0)
-        return _stats(rows[0])
-
-    def all_stats(self) -> list[PlayerStats]:
-        """Every player who has started a game, most recently active first."""
-        rows = self._query(
-            "SELECT g.player AS player, COALESCE(p.played, 0) AS played,"
-            " COALESCE(p.won, 0) AS won, COALESCE(p.lost, 0) AS lost,"
-            " COALESCE(p.streak, 0) AS streak, COALESCE(p.streak_max, 0) AS streak_max,"
-            " COALESCE(p.total_reward, 0) AS total_reward"
-            " FROM (SELECT player, MAX(id) AS last FROM games GROUP BY player) AS g"
-            " LEFT JOIN players AS p ON p.player = g.player ORDER BY g.last DESC"
-        )
-        return [_stats(row) for row in rows]
-
-    def recent_games(self, player: str, limit: int = 10) -> list[StoredGame]:
-        """The player's latest games, newest first (a running game included)."""
-        rows = self._query(
-            "SELECT * FROM games WHERE player = ? ORDER BY id DESC LIMIT ?", (player, limit)
-        )
-        return [_record(row) for row in rows]
-
-
-def _stats(row: sqlite3.Row) -> PlayerStats:
-    return PlayerStats(row["player"], int(row["played"]), int(row["won"]), int(row["lost"]),
-                       int(row["streak"]), int(row["streak_max"]), float(row["total_reward"]))
-
-
-def _record(row: sqlite3.Row) -> StoredGame:
-    return StoredGame(int(row["id"]), row["player"], row["first"], row["moves"], row["outcome"],
-                      row["result"], row["note"], float(row["started"]), row["finished"])
+def _state(board: Board, first: str) -> list[list[int]]:
+    """``board`` as a reply's ``state``: the student's discs are 1 whoever is to move."""
+    grid = course_grid(board, student_to_move=board.first_player_to_move == (first == "student"))
+    return [list(row) for row in grid]
 
 
 __all__ = [
     "MAX_IDS",
     "CorruptRecord",
     "CourseService",
-    "PlayerStats",
+    "NoStatsEndpoint",
     "RequestError",
-    "ServiceConfigError",
-    "StoredGame",
     "check_move",
-    "course_grid",
     "player_key",
 ]

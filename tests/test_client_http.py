@@ -1,36 +1,29 @@
-"""The HTTP client and the game loop against a scripted course server on 127.0.0.1 that injects faults.
+"""The HTTP client and the game loop against a scripted course server on 127.0.0.1 that injects
+faults (``tests.scripted_course``): each error reply typed, nothing in doubt re-sent, resume.
 
-``ScriptedCourse`` plays real games (a random bot, the course's rules) over ``http.server`` and
-can be told to answer the n-th request with a fault: a dropped connection, HTTP 422 or 500, a
-wrong-key reply, a body that is not JSON, a null or wrong board, an impossible-move or late
-verdict, a slow reply, a redirect, replies that quote our ids and key.  Its boards are kept on
-the tests' naive grid (``tests.reference``), not with the client's board model.  The local
-emulation (``tests/test_client_localserver.py``) covers whole games against the real bot.
+The hostile cases through ``agent.py online`` itself are in ``tests/test_client_hostile.py``;
+the local emulation (``tests/test_client_localserver.py``) covers whole games against the real
+bot.
 """
 
 from __future__ import annotations
 
-import json
-import random
 import socket
 import sqlite3
-import threading
-import time
 from collections.abc import Iterator
-from dataclasses import replace
 from datetime import UTC, datetime, timedelta
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
-from urllib.parse import parse_qs
 
 import pytest
 import requests
 
 from board import Board
 from client.cli import run_online
-from client.game import EngineMoveError, resume_problem
+from client.game import EngineMoveError
 from client.http import HttpCourseServer
-from client.protocol import (
+from client.mirror import resume_problem
+from client.records import ONLINE, Records
+from course.errors import (
     ConnectionLost,
     Desync,
     MalformedReply,
@@ -40,194 +33,41 @@ from client.protocol import (
     ServerRefused,
     ServerUnreachable,
     WrongApiKey,
-    as_grid,
 )
-from client.records import ONLINE, Records
-from engine import Decision, Engine
+from course.grid import as_grid
+from engine import Decision, Engine, SearchScore
 from settings import AgentSettings, ServerSettings
 from tests import reference
+from tests.scripted_course import ScriptedCourse, replayed_grid, serve
+from timecontrol import Limit
 
 KEY = "course-key"
 IDS = ("ab-1111", "cd-2222")
 BUDGET = 0.02
-STUDENT, BOT = 1, -1
 # A server that quotes what it was sent: our ids and key, in a message.
 ECHO = f"Refused for {IDS[0]}+{IDS[1]} (api_key {KEY})."
-
-
-def replayed_grid(columns: list[int], we_started: bool) -> reference.Grid:
-    """The course board after ``columns`` (both sides, in order), on the naive grid."""
-    grid = reference.empty_grid()
-    player = STUDENT if we_started else BOT
-    for column in columns:
-        grid = reference.drop(grid, column, player)
-        player = -player
-    return grid
-
-
-class ScriptedCourse:
-    """The course server's game logic with a random bot, and faults by request number.
-
-    The board is the tests' naive grid (``tests.reference``), 1 = the student's discs.
-    """
-
-    def __init__(self, first: str = "student", seed: int = 0, null_states: bool = False) -> None:
-        self.first = first
-        self.rng = random.Random(seed)
-        self.null_states = null_states
-        self.faults: dict[int, str] = {}
-        self.forms: list[dict[str, list[str]]] = []
-        self.cells: reference.Grid | None = None  # None: no game running
-        self.streak = 0
-        self.lock = threading.Lock()
-
-    # the game
-
-    def _reply(self, result: float, botmove: int, *, msg: str = "") -> dict[str, Any]:
-        assert self.cells is not None
-        state = None if self.null_states else [row[:] for row in self.cells]
-        if result != 0:
-            self.cells = None
-            self.streak = 0 if result < 0 else self.streak + 1
-        return {"status": True, "msg": msg, "result": result, "botmove": botmove, "state": state}
-
-    def _drop(self, column: int, player: int) -> float:
-        """Drop a disc; the result for ``player``: 0.5 a full board (checked first), 1 a win."""
-        assert self.cells is not None
-        self.cells = reference.drop(self.cells, column, player)
-        if not reference.legal(self.cells):
-            return 0.5
-        return 1 if reference.has_four(self.cells, player) else 0
-
-    def new_game(self) -> dict[str, Any]:
-        self.cells = reference.empty_grid()
-        botmove = -1
-        if self.first != "student":
-            botmove = self.rng.choice(reference.legal(self.cells))
-            self._drop(botmove, BOT)
-        return self._reply(0, botmove, msg="New game.")
-
-    def play(self, column: int) -> dict[str, Any]:
-        assert self.cells is not None
-        ours = self._drop(column, STUDENT)
-        if ours:
-            return self._reply(ours, -1, msg="Game over.")
-        botmove = self.rng.choice(reference.legal(self.cells))
-        theirs = self._drop(botmove, BOT)
-        if theirs:
-            return self._reply(0.5 if theirs == 0.5 else -1, botmove, msg="Game over.")
-        return self._reply(0, botmove, msg=f"The bot played {botmove}.")
-
-    # one request: (status code, body or None to drop the connection, extra headers)
-
-    def handle(self, path: str, form: dict[str, list[str]]) -> tuple[int, bytes | None, dict[str, str]]:
-        with self.lock:
-            index = len(self.forms)
-            self.forms.append(form)
-            fault = self.faults.get(index)
-            if fault == "slow":
-                time.sleep(1.0)
-            if fault in ("drop-unplayed", "drop"):
-                if fault == "drop":
-                    self._dispatch(path, form)  # the server got the move, the reply is lost
-                return 0, None, {}
-            if fault == "500":
-                return 500, b"Internal Server Error", {}
-            if fault == "422":
-                detail = {"detail": [{"loc": ["body", "move"], "input": form.get("move"),
-                                      "msg": "bad", "key": form.get("api_key")}]}
-                return 422, json.dumps(detail).encode(), {}
-            if fault == "redirect":
-                return 301, b"", {"Location": "https://elsewhere.example/"}
-            if fault == "badkey" or form.get("api_key") != [KEY]:
-                return 200, json.dumps({"status": False, "msg": "Incorrect API key.", "result": 0,
-                                        "botmove": -1, "state": None}).encode(), {}
-            if fault == "echo-refusal":
-                return 200, json.dumps({"status": False, "msg": ECHO, "result": 0,
-                                        "botmove": -1, "state": None}).encode(), {}
-            if fault == "impossible":
-                self.cells = None
-                return 200, json.dumps({"status": False, "msg": "Impossible move.", "result": -10,
-                                        "botmove": -1, "state": None}).encode(), {}
-            if fault == "late":
-                self.cells = None
-                return 200, json.dumps({"status": False, "msg": "Time limit exceeded.",
-                                        "result": -1, "botmove": -1, "state": None}).encode(), {}
-            if fault == "nogame":
-                return 200, json.dumps({"status": False, "msg": "No game is running.",
-                                        "result": 0, "botmove": -1, "state": None}).encode(), {}
-            body = self._dispatch(path, form)
-            if fault == "notjson":
-                return 200, b"<html>Bad Gateway</html>", {}
-            if fault == "echo-ok":
-                body["msg"] = ECHO
-            if fault == "stats-missing":
-                del body["played"]
-            if fault == "desync" and body.get("state"):
-                state: list[list[int]] = body["state"]
-                state[0][0] = -1  # a disc that cannot be there
-            return 200, json.dumps(body).encode(), {}
-
-    def _dispatch(self, path: str, form: dict[str, list[str]]) -> dict[str, Any]:
-        if path.endswith("/stats"):
-            return {"msg": None, "status": None, "stil_id": "+".join(sorted(form["stil_id"])),
-                    "played": 3, "won": 2, "lost": 1, "streak": self.streak, "streak_max": 2,
-                    "total_reward": 1.0}
-        move = int(form["move"][0])
-        return self.new_game() if move == -1 else self.play(move)
-
-    def moves_sent(self) -> list[int]:
-        return [int(f["move"][0]) for f in self.forms if "move" in f]
-
-
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"  # keep-alive, as the real server: the session reuses it
-    course: ScriptedCourse
-
-    def do_POST(self) -> None:
-        length = int(self.headers.get("Content-Length", 0))
-        form = parse_qs(self.rfile.read(length).decode())
-        code, body, headers = self.course.handle(self.path, form)
-        if body is None:
-            self.close_connection = True  # no reply at all: the client sees the connection drop
-            return
-        self.send_response(code)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        for name, value in headers.items():
-            self.send_header(name, value)
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
 
 
 @pytest.fixture
 def scripted() -> Iterator[tuple[ScriptedCourse, str]]:
     """A fresh scripted course and its base URL; ``course.first`` etc. may be changed before use."""
-    course = ScriptedCourse()
-    handler = type("BoundHandler", (Handler,), {"course": course})
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, args=(0.02,), daemon=True)
-    thread.start()
-    yield course, f"http://127.0.0.1:{httpd.server_address[1]}/api/"
-    httpd.shutdown()
-    httpd.server_close()
+    course = ScriptedCourse(KEY, IDS)
+    with serve(course) as url:
+        yield course, url
 
 
 @pytest.fixture(scope="module")
 def engine() -> Engine:
     # Search only: the client's tests need moves, not the book's or the solver's memory.
     engine = Engine(AgentSettings(seconds_per_move=BUDGET, table_bits=14, min_depth=2,
-                                  use_book=False, use_solver=False))
+                                  mode="course"))
     engine.warm_up()
     return engine
 
 
 def client_for(url: str, **overrides: Any) -> HttpCourseServer:
     settings = ServerSettings(url=url, stil_ids=IDS, api_key=KEY, read_timeout=5.0)
-    return HttpCourseServer(replace(settings, **overrides), sleep=lambda s: None)
+    return HttpCourseServer(settings.model_copy(update=overrides), sleep=lambda s: None)
 
 
 def run(url: str, engine: Engine, records: Records, lines: list[str], **options: Any):
@@ -244,10 +84,10 @@ def test_the_form_carries_every_id_the_move_and_the_key(scripted):
     client = client_for(url)
     client.start_game()
     client.play(3)
-    assert course.forms[0] == {"stil_id": list(IDS), "move": ["-1"], "api_key": [KEY]}
-    assert course.forms[1]["move"] == ["3"]
+    assert course.requests[0] == {"stil_id": list(IDS), "move": ["-1"], "api_key": [KEY]}
+    assert course.requests[1]["move"] == ["3"]
     assert client.stats().won == 2
-    assert "move" not in course.forms[2]
+    assert "move" not in course.requests[2]
 
 
 def test_an_unreachable_server_is_retried_then_reported(tmp_path):
@@ -360,12 +200,12 @@ def test_a_move_in_doubt_is_not_resent_and_blocks_the_next_run(scripted, engine,
         with pytest.raises((ConnectionLost, ServerFailed, MalformedReply)) as info:
             run(url, engine, records, lines, server=client_for(url, read_timeout=0.3))
         assert info.value.in_doubt
-        assert len(course.forms) == 3  # the move was sent once, never again
+        assert len(course.requests) == 3  # the move was sent once, never again
         record = records.unfinished(ONLINE, client_for(url).name, IDS)
         assert record is not None and "in doubt" in (record.note or "")
         with pytest.raises(ResumeUnsafe, match="--new-game"):
             run(url, engine, records, lines)
-        assert len(course.forms) == 3  # nothing was sent: no -1 while a game may be running
+        assert len(course.requests) == 3  # nothing was sent: no -1 while a game may be running
         result = run(url, engine, records, lines, new_game=True)
         assert records.game(record.id).status == "abandoned"
     assert course.moves_sent().count(-1) == 2
@@ -382,7 +222,7 @@ def test_a_desync_stops_the_game_and_shows_the_servers_board(scripted, engine, t
         record = records.games(ONLINE)[0]
     assert record.status == "stopped" and (record.note or "").startswith("desync")
     assert any(line.startswith("the server's board:") for line in lines)
-    assert len(course.forms) == 3
+    assert len(course.requests) == 3
 
 
 @pytest.mark.parametrize(("fault", "result"), [("impossible", -10.0), ("late", -1.0)])
@@ -524,9 +364,9 @@ class FullColumnEngine:
     def new_game(self) -> None:
         pass
 
-    def choose(self, board: Board, seconds: float | None = None) -> Decision:
-        return Decision(column=3, score=0, depth=1, nodes=1, seconds=0.0, pv=(3,),
-                        source="search", proven=False)
+    def choose(self, board: Board, limit: Limit) -> Decision:
+        return Decision(column=3, score=SearchScore(0), depth=1, nodes=1, seconds=0.0, pv=(3,),
+                        source="search")
 
 
 def record_running_game(records: Records, server: str, columns: list[int]) -> int:
@@ -547,7 +387,7 @@ def test_an_engine_move_into_a_full_column_is_never_sent(scripted, tmp_path):
         with pytest.raises(EngineMoveError, match=r"column 3, which cannot be played.*nothing was"):
             run(url, FullColumnEngine(), records, [])  # type: ignore[arg-type]
         game = records.game(game_id)
-    assert course.forms == []  # not the move, and no -1 either
+    assert course.requests == []  # not the move, and no -1 either
     assert game.status == "running" and game.pending is None and resume_problem(game) is None
 
 

@@ -11,17 +11,19 @@ import pytest
 
 import agent
 from board import Board
-from client import cli
 from client.cli import run_online
 from client.game import EngineMoveError
 from client.http import HttpCourseServer
-from client.inprocess import InProcessCourseServer
 from client.localgame import LocalGameError, play_local_game
 from client.records import ONLINE, RecordBusy, Records
+from course.errors import ClientError
 from engine import Decision, Engine
 from gym_connect_four import ConnectFourEnv
+from localserver.inprocess import InProcessCourseServer
 from localserver.service import CourseService, player_key
-from settings import AgentSettings, ServerSettings
+from settings import AgentSettings, ServerSettings, UsageError
+from tests.helpers import assert_option_refused
+from timecontrol import Limit
 
 IDS = ("te-1234", "st-5678")
 KEY = "nyckel"
@@ -32,7 +34,7 @@ BUDGET = 0.03
 def engine() -> Engine:
     # Search only: the client's tests need moves, not the book's or the solver's memory.
     engine = Engine(AgentSettings(seconds_per_move=BUDGET, table_bits=16, min_depth=3,
-                                  use_book=False, use_solver=False))
+                                  mode="course"))
     engine.warm_up()
     return engine
 
@@ -44,7 +46,7 @@ def http_client(url: str) -> HttpCourseServer:
 def assert_record_matches_server(records: Records, service: CourseService) -> None:
     """Every recorded game has the server's moves and result."""
     ours = {tuple(g.columns): g.result for g in records.games(ONLINE)}
-    theirs = {tuple(int(c) for c in g.moves): g.result for g in service.recent_games(player_key(IDS), 50)}
+    theirs = {tuple(int(c) for c in g.moves): g.result for g in service.store.recent(player_key(IDS), 50)}
     assert ours == theirs
 
 
@@ -81,11 +83,11 @@ class InterruptedEngine:
     def new_game(self) -> None:
         self.engine.new_game()
 
-    def choose(self, board: Board, seconds: float | None = None) -> Decision:
+    def choose(self, board: Board, limit: Limit) -> Decision:
         self.calls += 1
         if self.calls == self.stop_at:
             raise KeyboardInterrupt
-        return self.engine.choose(board, seconds)
+        return self.engine.choose(board, limit)
 
 
 def test_an_interrupted_run_is_resumed_by_the_next_one(course_server, engine, tmp_path):
@@ -103,7 +105,7 @@ def test_an_interrupted_run_is_resumed_by_the_next_one(course_server, engine, tm
         assert any(line.startswith(f"resuming game #{running.id}") for line in lines)
         assert not any(line.startswith("warning:") for line in lines)  # resumed at once
         # One game on the server, finished normally: nothing was forfeited with -1.
-        games = server.service.recent_games(player_key(IDS), 10)
+        games = server.service.store.recent(player_key(IDS), 10)
         assert len(games) == 1 and games[0].outcome != "abandoned"
         assert_record_matches_server(records, server.service)
 
@@ -117,7 +119,7 @@ def write_config(tmp_path: Path, key: str = KEY, ids: tuple[str, ...] = IDS) -> 
     path.write_text(
         f'[server]\nstil_ids = [{id_list}]\napi_key = "{key}"\nretries = 0\n'
         f"[agent]\nseconds_per_move = {BUDGET}\ntable_bits = 16\nmin_depth = 3\n"
-        "use_book = false\nuse_solver = false\n"
+        'mode = "course"\n'
         '[record]\npath = "rec/games.sqlite3"\n'
     )
     return path
@@ -168,18 +170,46 @@ def test_command_errors_are_one_clean_line(course_server, tmp_path, capsys):
     code, _, err = run_agent(capsys, "online", "--config", str(config), "--server", server.url)
     assert code == 2 and "error: cannot reach the server" in err
     code, _, err = run_agent(capsys, "online", "--config", str(config), "--games", "0")
-    assert code == 2 and "--games must be at least 1" in err
+    assert code == 2
+    assert_option_refused(err, "online", "--games", "must be at least 1, not 0")
+
+
+@pytest.mark.parametrize(("server", "agent_text", "message"), [
+    ('stil_ids = ["ok-1", "has space"]', "",
+     r"server.stil_ids[1] (ha*******): only letters, digits, '_' and '-'"),
+    (f'stil_ids = ["{"a" * 51}"]', "", "an id may not be longer than 50 characters"),
+    ('stil_ids = ["ok-1"]', "safety_margin = 5",
+     "agent.safety_margin: must be less than 5 seconds (the server's limit per move)"),
+])
+def test_ids_and_the_margin_are_checked_before_anything_is_sent(tmp_path, capsys, server,
+                                                                agent_text, message):
+    config = tmp_path / "config.toml"
+    config.write_text(f'[server]\nurl = "http://127.0.0.1:1/"\n{server}\napi_key = "k"\n'
+                      f"[agent]\n{agent_text}\n")
+    code, _, err = run_agent(capsys, "online", "--config", str(config))
+    assert code == 2 and err.count("\n") == 1 and message in err, err
+    assert "has space" not in err
 
 
 def test_local_command_with_the_configured_engine(tmp_path, capsys):
     config = tmp_path / "config.toml"
     config.write_text('[agent]\nseconds_per_move = 0.05\ntable_bits = 16\n'
                       '[record]\npath = "games.sqlite3"\n')
-    code, out, err = run_agent(capsys, "local", "--config", str(config), "--first", "me")
+    code, out, err = run_agent(capsys, "local", "--config", str(config), "--first", "me",
+                               "--mode", "strongest")
     assert code == 0, err
     # The book and the solver of [solver] are in use: the first move comes from the book.
     first_move = next(line for line in out.splitlines() if line.startswith("  1. we play"))
-    assert first_move.startswith("  1. we play 3 ") and first_move.endswith("(book)")
+    assert first_move.startswith("  1. we play 3 ") and first_move.endswith("(book, strongest mode)")
+    # In course mode (the default) the search decides, and the record says so.
+    code, out, err = run_agent(capsys, "local", "--config", str(config), "--first", "me")
+    assert code == 0, err
+    first_move = next(line for line in out.splitlines() if line.startswith("  1. we play"))
+    assert first_move.endswith("(search, course mode)")
+    with Records(tmp_path / "games.sqlite3") as records:
+        newest, older = records.games("local")[:2]
+    assert {m.mode for m in newest.moves if m.side == "us"} == {"course"}
+    assert {m.mode for m in older.moves if m.side == "us"} == {"strongest"}
 
 
 def test_local_command_plays_in_the_course_environment(tmp_path, capsys):
@@ -208,7 +238,7 @@ def test_two_online_runs_on_one_record_cannot_run_at_once(course_server, engine,
             with Records(holder.path) as second, pytest.raises(RecordBusy):
                 run_online(http_client(server.url), engine, second, IDS, budget=BUDGET)
             assert server.service is not None
-            assert server.service.recent_games(player_key(IDS)) == []
+            assert server.service.store.recent(player_key(IDS)) == []
         # Released: the next run plays.
         code, _, err = run_agent(capsys, "online", "--config", str(config), "--server", server.url)
         assert code in (0, 1), err
@@ -217,7 +247,7 @@ def test_two_online_runs_on_one_record_cannot_run_at_once(course_server, engine,
 def test_internal_errors_are_not_reported_as_user_errors():
     # A bug in the engine or the environment ends with its traceback, not a one-line "error:".
     for internal in (LocalGameError, EngineMoveError):
-        assert not issubclass(internal, cli.USER_ERRORS)
+        assert not issubclass(internal, (UsageError, ClientError))
 
 
 class InterruptingOpponent:

@@ -7,18 +7,15 @@ import copy
 import pytest
 
 from board import Board
-from client.game import Mirror, move_budget, render_grid
-from client.protocol import (
+from client.display import render_grid
+from client.game import move_budget
+from client.mirror import Applied, Mirror
+from course.errors import Desync, ImpossibleMove, LostOnServer, MalformedReply, ServerRefused, WrongApiKey
+from course.protocol import (
     DRAW,
     RESULT_RUNNING,
     WIN,
-    Desync,
-    ImpossibleMove,
-    LostOnServer,
-    MalformedReply,
     MoveReply,
-    ServerRefused,
-    WrongApiKey,
     last_move_result,
     parse_move_reply,
     parse_stats,
@@ -52,22 +49,51 @@ def test_a_good_reply_becomes_a_move_reply():
     ("body", "message"),
     [
         ([], "not a JSON object"),
-        ({"status": True, "msg": "", "result": 0, "botmove": -1}, "no 'state' field"),
         (reply(result=0.3), "result is 0.3"),
         (reply(result=True), "result is True"),
+        (reply(result="0"), "result is '0'"),
         (reply(botmove=7), "botmove is 7"),
-        (reply(botmove=2.0), "botmove is 2.0"),
+        (reply(botmove=2.5), "botmove is 2.5"),
+        (reply(botmove="3"), "botmove is '3'"),
         (reply(state=EMPTY[:5]), "not a list of 6 rows"),
         (reply(state=[[0] * 6, *EMPTY[1:]]), "row 0 is not a list of 7"),
         (reply(state=[[2, 0, 0, 0, 0, 0, 0], *EMPTY[1:]]), "holds 2"),
+        (reply(state=[[0.5, 0, 0, 0, 0, 0, 0], *EMPTY[1:]]), "holds 0.5"),
         (reply(state=[[True, 0, 0, 0, 0, 0, 0], *EMPTY[1:]]), "holds True"),
         ({**reply(), "status": "yes"}, "status is 'yes'"),
-        ({**reply(), "msg": 5}, "msg is 5"),
     ],
 )
 def test_a_malformed_reply_is_a_typed_error(body, message):
     with pytest.raises(MalformedReply, match=message):
         parse_move_reply(body)
+
+
+# Every shape of a successful reply the client accepts (docs/protocol.md lists them).
+ACCEPTED = [
+    # the 2021 server's reply to -1: everything but the message null, the student starts
+    ({"msg": "New game initiated, you start. Make your move", "status": True, "result": None,
+      "botmove": None, "state": None},
+     MoveReply("New game initiated, you start. Make your move", None, None, None)),
+    # floats where whole numbers are meant, as that server sends them
+    ({"status": True, "msg": "", "result": 0.0, "botmove": 3.0, "state": None},
+     MoveReply("", 0.0, 3, None)),
+    ({"status": True, "msg": None, "result": -1.0, "botmove": -1.0,
+      "state": [[float(c) for c in row] for row in grid("...O...", "...X...")]},
+     MoveReply("", -1.0, -1, tuple(tuple(r) for r in grid("...O...", "...X...")))),
+    # fields left out are taken as null; fields we do not know are ignored
+    ({"status": True}, MoveReply("", None, None, None)),
+    ({"status": True, "msg": "hi", "result": 1, "botmove": -1, "state": None, "game_id": 7,
+      "elapsed": 0.2}, MoveReply("hi", 1.0, -1, None)),
+    # a null status is not a refusal (the stats reply has one)
+    ({"status": None, "result": 0, "botmove": 2, "state": None}, MoveReply("", 0.0, 2, None)),
+    # a message that is not text is shown as it came
+    ({"status": True, "msg": 5, "result": 0}, MoveReply("5", 0.0, None, None)),
+]
+
+
+@pytest.mark.parametrize(("body", "parsed"), ACCEPTED)
+def test_every_accepted_reply_shape_parses(body, parsed):
+    assert parse_move_reply(body) == parsed
 
 
 def test_a_false_status_becomes_the_matching_refusal():
@@ -104,6 +130,13 @@ def test_stats_are_parsed_with_a_null_status():
 
 def test_a_new_game_with_either_starter_or_a_null_state():
     ours = Mirror.start(parse_move_reply(reply()))
+    nulls = Mirror.start(MoveReply("New game initiated, you start.", None, None, None))
+    assert nulls.we_started and nulls.board == Board()
+    # A null botmove with a board: the board says who started.
+    told = Mirror.start(MoveReply("", None, None, tuple(tuple(r) for r in grid("....O.."))))
+    assert not told.we_started and told.bot_opening == 4
+    with pytest.raises(Desync, match="more than one bot disc"):
+        Mirror.start(MoveReply("", None, None, tuple(tuple(r) for r in grid("...XO.."))))
     assert ours.we_started and ours.our_turn and ours.board.moves == 0
     theirs = Mirror.start(parse_move_reply(reply(botmove=2, state=grid("..O...."))))
     assert not theirs.we_started and theirs.our_turn
@@ -116,8 +149,9 @@ def test_a_new_game_with_either_starter_or_a_null_state():
 
 def test_each_reply_is_checked_against_the_mirror():
     mirror = Mirror.start(parse_move_reply(reply()))
-    note = mirror.apply(3, parse_move_reply(reply(botmove=3, state=grid("...O...", "...X..."))))
-    assert note is None and mirror.board.moves == 2 and mirror.our_turn
+    applied = mirror.apply(3, parse_move_reply(reply(botmove=3, state=grid("...O...", "...X..."))))
+    assert applied == Applied(RESULT_RUNNING, 3, None)
+    assert mirror.board.moves == 2 and mirror.our_turn
     # The server's board shows the bot's disc somewhere other than where it says it played.
     wrong = copy.deepcopy(mirror)
     with pytest.raises(Desync, match="row 4 column 2 is empty on the server but the bot's"):
@@ -129,15 +163,39 @@ def test_each_reply_is_checked_against_the_mirror():
     assert mirror.grid() == tuple(tuple(r) for r in grid("...O...", "..XXO.."))
 
 
+def test_null_fields_of_a_reply_are_worked_out_from_the_board_in_hand():
+    mirror = Mirror.start(MoveReply("", None, None, None))
+    # A null botmove: the new bot disc on the server's board is its move.
+    applied = mirror.apply(3, MoveReply("", None, None, tuple(tuple(r) for r in grid("..OX..."))))
+    assert applied == Applied(RESULT_RUNNING, 2, None) and mirror.board.moves == 2
+    # Our discs or two new ones cannot be explained by one bot move.
+    with pytest.raises(Desync, match="more than one bot disc"):
+        copy.deepcopy(mirror).apply(
+            4, MoveReply("", None, None, tuple(tuple(r) for r in grid("..O.O..", "..OXX.."))))
+    # Neither where the bot played nor the board, and the game goes on: cannot be followed.
+    with pytest.raises(Desync, match="neither where the bot played nor what the board is"):
+        copy.deepcopy(mirror).apply(4, MoveReply("", 0.0, None, None))
+    # A null result while the board shows the game going on: it goes on.
+    assert mirror.apply(4, MoveReply("", None, 4, None)).result == RESULT_RUNNING
+    # A null result at the end: our rules score the board (we connect four in row 0).
+    won = Mirror(Board.from_moves([0, 0, 1, 1, 2, 2], one_based=False), we_started=True)
+    assert won.apply(3, MoveReply("", None, None, None)) == Applied(WIN, None, None)
+    # The game is over by the server's word, the bot's last disc unknown: said in a note.
+    lost = Mirror(Board.from_moves([0, 1, 0, 1, 6, 1], one_based=False), we_started=True)
+    applied = lost.apply(5, MoveReply("", -1.0, None, None))
+    assert applied.result == -1.0 and applied.bot is None
+    assert applied.note == "the server did not say where the bot played its last disc"
+
+
 def test_the_end_of_a_game_is_taken_from_the_result():
     # We have three in the bottom row; our fourth wins and the bot does not move.
     mirror = Mirror(Board.from_moves([0, 0, 1, 1, 2, 2], one_based=False), we_started=True)
     final = grid("OOO....", "XXXX...")
-    assert mirror.apply(3, parse_move_reply(reply(result=1, state=final))) is None
+    assert mirror.apply(3, parse_move_reply(reply(result=1, state=final))) == Applied(WIN, None, None)
     assert mirror.expected_result() == 1.0
     # If the server scores it otherwise, its result counts and we say so.
     mirror = Mirror(Board.from_moves([0, 0, 1, 1, 2, 2], one_based=False), we_started=True)
-    note = mirror.apply(3, parse_move_reply(reply(result=0.5, state=final)))
+    note = mirror.apply(3, parse_move_reply(reply(result=0.5, state=final))).note
     assert note is not None and "server's result counts" in note
     # A game our rules call over cannot go on.
     mirror = Mirror(Board.from_moves([0, 0, 1, 1, 2, 2], one_based=False), we_started=True)

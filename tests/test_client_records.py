@@ -4,21 +4,22 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from pathlib import Path
 
 import pytest
 
 from board import Board
-from client.game import Mirror, resume_problem
+from client.mirror import Mirror, resume_problem
 from client.records import ONLINE, RecordError, Records
-from engine import Decision
+from engine import Decision, SearchScore
 
 IDS = ("ab-secret-1", "cd-secret-2")
 SERVER = "http://127.0.0.1:1/"
 
 
 def decision(column: int) -> Decision:
-    return Decision(column=column, score=7, depth=9, nodes=1234, seconds=0.5, pv=(column,),
-                    source="search", proven=False)
+    return Decision(column=column, score=SearchScore(7), depth=9, nodes=1234, seconds=0.5,
+                    pv=(column,), source="search")
 
 
 def grid_after(columns: list[int], we_started: bool) -> tuple[tuple[int, ...], ...]:
@@ -114,3 +115,47 @@ def test_local_games_are_recorded_with_every_move(tmp_path):
         assert game.columns == [3, 0] and game.result == -1.0 and game.kind == "local"
         with pytest.raises(sqlite3.IntegrityError):
             records.played(game_id, 3, "us", 9)
+
+
+# The record's layout before the engine had modes (record version 1: no user_version).
+VERSION_1 = """
+CREATE TABLE games (id INTEGER PRIMARY KEY AUTOINCREMENT, kind TEXT NOT NULL, server TEXT NOT NULL,
+    player TEXT NOT NULL, player_masked TEXT NOT NULL, opponent TEXT NOT NULL,
+    started_at TEXT NOT NULL, finished_at TEXT, we_started INTEGER, status TEXT NOT NULL,
+    result REAL, last_state TEXT, note TEXT);
+CREATE TABLE moves (game_id INTEGER NOT NULL REFERENCES games (id) ON DELETE CASCADE,
+    ply INTEGER NOT NULL, side TEXT NOT NULL, col INTEGER NOT NULL, confirmed INTEGER NOT NULL,
+    seconds REAL, depth INTEGER, score INTEGER, nodes INTEGER, source TEXT, at TEXT NOT NULL,
+    PRIMARY KEY (game_id, ply));
+INSERT INTO games VALUES (1, 'online', 'http://x/', 'h', 'ab**', 'server bot',
+    '2026-01-01T00:00:00+00:00', '2026-01-01T00:01:00+00:00', 1, 'finished', 1.0, NULL, NULL);
+INSERT INTO moves VALUES (1, 1, 'us', 3, 1, 0.5, 12, 7, 1000, 'search',
+    '2026-01-01T00:00:01+00:00');
+INSERT INTO moves VALUES (1, 2, 'them', 2, 1, NULL, NULL, NULL, NULL, NULL,
+    '2026-01-01T00:00:02+00:00');
+"""
+
+
+def test_a_record_of_the_first_version_is_migrated_not_lost(tmp_path: Path) -> None:
+    path = tmp_path / "old.sqlite3"
+    with sqlite3.connect(path) as conn:
+        conn.executescript(VERSION_1)
+    with Records(path) as records:
+        (game,) = records.games()
+        assert game.result == 1.0 and game.columns == [3, 2]
+        assert game.moves[0].source == "search" and game.moves[0].mode is None
+        game_id = records.begin(ONLINE, "http://x/", IDS, "server bot")
+        records.started(game_id, True, grid_after([], True), None)
+        records.sent(game_id, 1, 3, decision(3), 0.4)
+        assert records.game(game_id).moves[0].mode == "course"
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == 2
+
+
+def test_a_record_of_a_newer_version_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "new.sqlite3"
+    Records(path).close()
+    with sqlite3.connect(path) as conn:
+        conn.execute("PRAGMA user_version = 3")
+    with pytest.raises(RecordError, match="written by a newer version"):
+        Records(path)

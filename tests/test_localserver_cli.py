@@ -16,7 +16,9 @@ import pytest
 import requests
 
 import agent
-from localserver.cli import serve_settings
+from localserver.cli import FLAGS, serve_settings
+from localserver.variants import VARIANTS
+from tests.helpers import default_ctrl_c
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -29,10 +31,10 @@ def run_agent(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["--time-limit", "-1"], "--time-limit: must be a number of seconds >= 0"),
-        (["--time-limit", "nan"], "--time-limit: must be a number of seconds >= 0"),
-        (["--port", "70000"], "--port: must be an integer 0-65535"),
-        (["--bot-depth", "0"], "--bot-depth: must be an integer 1-12"),
+        (["--time-limit", "-1"], "--time-limit: must be at least 0, got -1.0"),
+        (["--time-limit", "nan"], "--time-limit: must be a finite number, got nan"),
+        (["--port", "70000"], "--port: must be at most 65535, got 70000"),
+        (["--bot-depth", "0"], "--bot-depth: must be at least 1, got 0"),
         (["--host", ""], "--host: must not be empty"),
         (["--host", "no-such-host.invalid"], "cannot listen on no-such-host.invalid"),
     ],
@@ -67,6 +69,47 @@ def test_a_bad_config_value_names_the_key(
     assert code == 2 and "local_server.bot_depth" in err
 
 
+@pytest.mark.parametrize(
+    ("config", "argv", "message"),
+    [
+        ("", ["--variant", "2021", "--first", "bot"],
+         "--first bot contradicts --variant 2021, whose first is student"),
+        ("", ["--variant", "2021", "--stats-endpoint"],
+         "--stats-endpoint true contradicts --variant 2021, whose stats_endpoint is false"),
+        ('variant = "2021"\nbot = "minimax"\n', [],
+         "local_server.bot minimax contradicts local_server.variant 2021"),
+        ('variant = "2021"\n', ["--no-every-start-lost"],
+         "--every-start-lost false contradicts local_server.variant 2021"),
+        ('variant = "2020"\n', [], "local_server.variant: unknown variant '2020'"),
+        ("", ["--null-start-reply", "--first", "random"],
+         "--first random cannot go with null_start_reply"),
+    ],
+)
+def test_a_switch_against_the_variant_is_refused_naming_both(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, config: str, argv: list[str],
+    message: str,
+) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text("[local_server]\n" + config)
+    code, err = run_agent(capsys, "serve", "--db", ":memory:", "--config", str(path), *argv)
+    assert code == 2 and err.startswith("error: ") and message in err and err.count("\n") == 1
+
+
+def test_the_2021_variant_accepts_its_own_values_and_current_takes_any_switch(
+    tmp_path: Path,
+) -> None:
+    from argparse import Namespace
+
+    config = tmp_path / "config.toml"
+    config.write_text('[local_server]\nvariant = "2021"\nfirst = "student"\n')
+    flags = {key: None for key in FLAGS}
+    _, behaviour = serve_settings(Namespace(config=str(config), **flags))
+    assert behaviour == VARIANTS["2021"]
+    config.write_text('[local_server]\nevery_start_lost = true\n')
+    _, behaviour = serve_settings(Namespace(config=str(config), **{**flags, "bot": "random"}))
+    assert behaviour.every_start_lost and behaviour.stats_endpoint and behaviour.bot == "random"
+
+
 def test_the_configs_db_is_relative_to_the_config_file_and_db_to_the_cwd(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -76,12 +119,12 @@ def test_the_configs_db_is_relative_to_the_config_file_and_db_to_the_cwd(
     config.write_text('[local_server]\ndb = "data/server.sqlite3"\n')
     monkeypatch.chdir(tmp_path)  # elsewhere than the config file
     args = agent.build_parser().parse_args(["serve", "--config", str(config)])
-    assert Path(serve_settings(args).db) == folder / "data" / "server.sqlite3"
+    assert Path(serve_settings(args)[0].db) == folder / "data" / "server.sqlite3"
     args = agent.build_parser().parse_args(["serve", "--config", str(config), "--db", "mine.db"])
-    assert serve_settings(args).db == "mine.db"
+    assert serve_settings(args)[0].db == "mine.db"
     config.write_text('[local_server]\ndb = ":memory:"\n')
     args = agent.build_parser().parse_args(["serve", "--config", str(config)])
-    assert serve_settings(args).db == ":memory:"
+    assert serve_settings(args)[0].db == ":memory:"
 
 
 def _lines(stream: IO[str]) -> queue.Queue[str]:
@@ -104,15 +147,19 @@ def test_serve_runs_a_server_with_the_configured_settings(tmp_path: Path) -> Non
     command = [sys.executable, str(REPO / "agent.py"), "serve", "--config", str(config),
                "--port", "0", "--db", str(db), "--first", "bot"]
     process = subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True,
+                               stderr=subprocess.PIPE, text=True, preexec_fn=default_ctrl_c,
                                env={**os.environ, "PYTHONUNBUFFERED": "1"})
     try:
         assert process.stdout is not None
         output = _lines(process.stdout)
-        banner = [output.get(timeout=120) for _ in range(3)]
+        banner = [output.get(timeout=120) for _ in range(4)]
         assert banner[0].startswith("local course server on http://127.0.0.1:"), banner
         url = banner[0].split()[4]
-        assert "hemlig" not in "".join(banner) and "he****" in banner[1]
+        assert banner[1].startswith("  variant current: bot: minimax depth 3; first: bot;")
+        assert "he****" in banner[2]
+        # The local key is not a secret: the command to play against the server is ready to paste.
+        assert banner[3].strip() == (f"play against it: EDAP01_API_KEY=hemlig python agent.py"
+                                     f" online --server {url}")
         form = {"stil_id": ["cli-s"], "move": -1, "api_key": "hemlig"}
         reply = requests.post(url + "move", data=form, timeout=30).json()
         assert reply["status"] is True and reply["botmove"] >= 0  # --first beat the config

@@ -7,8 +7,10 @@ a restart on the same database, concurrent clients and the progress page's conte
 from __future__ import annotations
 
 import random
+import select
 import socket
 import threading
+import time
 from collections import Counter
 from html.parser import HTMLParser
 from pathlib import Path
@@ -18,7 +20,8 @@ import pytest
 import requests
 
 from board import Board
-from localserver.service import MAX_IDS, course_grid
+from localserver.service import MAX_IDS
+from tests.helpers import state_of
 
 KEY = "nyckel"
 TIMEOUT = 30
@@ -48,7 +51,7 @@ def play_game(url: str, ids: list[str], rng: random.Random) -> tuple[float, list
     assert reply["status"] is True and reply["result"] == 0
     first = "bot" if reply["botmove"] >= 0 else "student"
     board = Board() if first == "student" else Board().play(reply["botmove"])
-    assert reply["state"] == course_grid(board, first)
+    assert reply["state"] == state_of(board, first)
     while reply["result"] == 0:
         col = rng.choice(board.legal_moves())
         reply = move(url, ids, col)
@@ -56,7 +59,7 @@ def play_game(url: str, ids: list[str], rng: random.Random) -> tuple[float, list
         board = board.play(col)
         if reply["botmove"] >= 0:
             board = board.play(reply["botmove"])
-        assert reply["state"] == course_grid(board, first)
+        assert reply["state"] == state_of(board, first)
     assert board.is_over() and reply["result"] in (1, 0.5, -1)
     return reply["result"], reply["state"]
 
@@ -111,7 +114,7 @@ def test_wrong_key_is_http_200_with_status_false(course_server: Any) -> None:
         assert reply["status"] is False and reply["msg"] == "Incorrect API key."
         response = post(server.url, "stats", {"stil_id": ["p"], "api_key": "wrong"})
         assert response.status_code == 200 and response.json()["status"] is False
-        assert server.service.recent_games("p") == []
+        assert server.service.store.recent("p") == []
 
 
 def test_illegal_move_over_http(course_server: Any) -> None:
@@ -160,7 +163,7 @@ def test_bad_fields_get_422(course_server: Any, form: dict[str, Any], field: str
         if field != "move":
             stats_form = {k: v for k, v in form.items() if k != "move"}
             assert post(server.url, "stats", stats_form).status_code == 422
-        assert server.service.all_stats() == []
+        assert server.service.store.all_stats() == []
 
 
 def test_malformed_requests_never_take_the_server_down(course_server: Any) -> None:
@@ -238,7 +241,7 @@ def test_games_and_stats_survive_a_restart(course_server: Any, tmp_path: Path) -
         assert reply["status"] is True
         kept = [(r, c) for r in range(6) for c in range(7) if state[r][c] != 0]
         assert all(reply["state"][r][c] == state[r][c] for r, c in kept)
-        assert len(server.service.recent_games("rs", 10)) == 4
+        assert len(server.service.store.recent("rs", 10)) == 4
 
 
 def test_concurrent_clients_never_lose_or_double_count_a_game(course_server: Any) -> None:
@@ -265,7 +268,7 @@ def test_concurrent_clients_never_lose_or_double_count_a_game(course_server: Any
         for player, got in results.items():
             expected = expected_stats(got)
             assert subset(stats(server.url, [player]), expected) == expected
-        assert sum(s.played for s in server.service.all_stats()) == players * games_each
+        assert sum(s.played for s in server.service.store.all_stats()) == players * games_each
 
 
 def test_one_player_hammered_from_many_threads_keeps_a_consistent_record(
@@ -294,7 +297,7 @@ def test_one_player_hammered_from_many_threads_keeps_a_consistent_record(
         record = stats(server.url, ["same"])
         assert subset(record, {"played": 0, "lost": 0}) == {"played": total - 1,
                                                            "lost": total - 1}
-        outcomes = Counter(g.outcome for g in server.service.recent_games("same", 1000))
+        outcomes = Counter(g.outcome for g in server.service.store.recent("same", 1000))
         assert outcomes == {"abandoned": total - 1, "running": 1}
 
 
@@ -371,3 +374,38 @@ def test_the_listening_socket_says_it_is_tcp() -> None:
 
     with bind_socket("127.0.0.1", 0) as sock:
         assert sock.proto == socket.IPPROTO_TCP
+
+
+def test_connections_sending_a_request_too_slowly_are_closed(course_server: Any) -> None:
+    """Half-sent requests (slowloris) are dropped after the request timeout; the server keeps
+    serving everyone else meanwhile."""
+    with course_server(request_timeout=0.5) as server:
+        port = int(server.url.rsplit(":", 1)[1].strip("/"))
+        stalled = []
+        for index in range(200):
+            sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+            if index % 2:
+                sock.sendall(b"POST /move HTTP/1.1\r\nHost: x\r\nContent-Len")  # then nothing
+            stalled.append(sock)
+        form = {"stil_id": ["slow-1"], "move": -1, "api_key": "nyckel"}
+        assert requests.post(server.url + "move", data=form, timeout=10).json()["status"] is True
+        deadline = time.monotonic() + 20
+        for sock in stalled:
+            sock.settimeout(max(0.1, deadline - time.monotonic()))
+            assert sock.recv(1024) == b""  # closed by the server, nothing sent
+            sock.close()
+        assert time.monotonic() < deadline
+        # A request trickling in, a byte every 0.1 s, is cut off at the timeout all the same.
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+            start = time.monotonic()
+            closed_after = None
+            for byte in b"POST /move HTTP/1.1\r\nHost: x\r\nContent-Length: 60\r\n\r\nmove=1":
+                try:
+                    sock.sendall(bytes([byte]))
+                except OSError:
+                    closed_after = time.monotonic() - start
+                    break
+                if select.select([sock], [], [], 0.1)[0] and sock.recv(1024) == b"":
+                    closed_after = time.monotonic() - start
+                    break
+            assert closed_after is not None and closed_after < 2.0

@@ -15,16 +15,17 @@ from pathlib import Path
 import pytest
 
 from board import Board
-from client.protocol import MSG_IMPOSSIBLE, MSG_WRONG_KEY
+from course.grid import as_grid
+from course.protocol import MSG_IMPOSSIBLE, MSG_WRONG_KEY
 from localserver.service import (
     MAX_IDS,
     CorruptRecord,
     CourseService,
     RequestError,
-    ServiceConfigError,
-    course_grid,
     player_key,
 )
+from settings import ConfigError
+from tests.helpers import state_of
 
 KEY = "nyckel"
 
@@ -104,22 +105,22 @@ def test_every_reply_matches_a_replay_of_the_moves() -> None:
         reply = service.move(["replay"], -1, KEY)
         first = "bot" if reply["botmove"] >= 0 else "student"
         board = Board() if first == "student" else Board().play(reply["botmove"])
-        assert reply["state"] == course_grid(board, first)
+        assert reply["state"] == state_of(board, first)
         while reply["result"] == 0:
             col = rng.choice(legal_columns(reply["state"]))
             reply = service.move(["replay"], col, KEY)
             board = board.play(col)
             if reply["botmove"] >= 0:
                 board = board.play(reply["botmove"])
-            assert reply["state"] == course_grid(board, first)
+            assert reply["state"] == state_of(board, first)
         assert reply["status"] is True
         assert board.is_over()
         # The student's discs are 1 in every reply, whoever started.
         counts = (sum(row.count(1) for row in reply["state"]),
                   sum(row.count(-1) for row in reply["state"]))
         assert counts[0] - counts[1] == (1 if first == "student" else -1) * (board.moves % 2)
-        game = service.recent_games("replay", 1)[0]
-        assert game.grid() == reply["state"]
+        game = service.store.recent("replay", 1)[0]
+        assert game.grid() == as_grid(reply["state"])
 
 
 def test_bookkeeping_of_wins_draws_losses_and_illegal_moves(tmp_path: Path) -> None:
@@ -188,7 +189,7 @@ def test_bookkeeping_of_wins_draws_losses_and_illegal_moves(tmp_path: Path) -> N
     reply = quirk.move(ids, 3, KEY)
     assert reply["status"] is False and reply["state"] is None
     check()
-    outcomes = [g.outcome for g in quirk.recent_games("kalle", 20)]
+    outcomes = [g.outcome for g in quirk.store.recent("kalle", 20)]
     assert outcomes == ["illegal", "draw", "abandoned", "abandoned", "abandoned", "lost",
                         "draw", "won"]
 
@@ -216,7 +217,7 @@ def test_time_limit_with_an_injected_clock() -> None:
     stats = service.stats(["t"], KEY)
     assert (stats["played"], stats["lost"], stats["total_reward"]) == (1, 1, -1.0)
     assert service.move(["t"], 3, KEY)["status"] is False  # no game any more
-    assert service.recent_games("t", 1)[0].outcome == "timeout"
+    assert service.store.recent("t", 1)[0].outcome == "timeout"
 
 
 def test_no_time_limit_when_zero() -> None:
@@ -234,7 +235,7 @@ def test_wrong_key_changes_nothing() -> None:
         assert reply == {"status": False, "msg": MSG_WRONG_KEY, "result": 0, "botmove": -1,
                          "state": None}
     assert service.stats(["k"], "wrong") == {"msg": MSG_WRONG_KEY, "status": False, "stil_id": "k"}
-    assert service.recent_games("k") == []
+    assert service.store.recent("k") == []
 
 
 @pytest.mark.parametrize(
@@ -309,7 +310,7 @@ def test_the_same_seed_plays_the_same_games() -> None:
      {"time_limit": -1.0}, {"time_limit": float("nan")}, {"api_key": ""}],
 )
 def test_bad_settings_are_config_errors(options: dict) -> None:
-    with pytest.raises(ServiceConfigError):
+    with pytest.raises(ConfigError):
         make_service(**options)
 
 
@@ -325,7 +326,7 @@ def test_a_record_with_the_wrong_side_to_move_is_refused(tmp_path: Path) -> None
 def test_a_database_that_is_not_sqlite_is_a_config_error(tmp_path: Path) -> None:
     bogus = tmp_path / "not.sqlite3"
     bogus.write_text("this is not a database, " * 100)
-    with pytest.raises(ServiceConfigError, match="database"):
+    with pytest.raises(ConfigError, match="database"):
         make_service(str(bogus))
 
 
@@ -368,5 +369,67 @@ def test_the_time_limit_counts_from_arrival_not_from_the_end_of_the_wait() -> No
 
 
 def test_a_bad_setting_names_its_key() -> None:
-    with pytest.raises(ServiceConfigError, match=r"local_server.bot_depth: must be an integer 1-12"):
+    with pytest.raises(ConfigError, match=r"local_server\.bot_depth: must be at least 1, got 0"):
         make_service(bot_depth=0)
+
+
+# --- the server versions ---------------------------------------------------------------------
+
+
+def test_the_2021_variant_answers_as_that_server_did() -> None:
+    service = make_service(variant="2021")
+    ids = ["ab1234cd-s"]
+    start = service.move(ids, -1, KEY)
+    assert start == {"msg": "New game initiated, you start. Make your move", "status": True,
+                     "result": None, "botmove": None, "state": None}
+    reply = service.move(ids, 3, KEY)
+    assert reply["status"] is True and isinstance(reply["result"], float) and reply["result"] == 0
+    assert isinstance(reply["botmove"], int) and 0 <= reply["botmove"] <= 6
+    assert sum(cell != 0 for row in reply["state"] for cell in row) == 2
+    rng = random.Random(2)
+    while reply["result"] == 0:
+        reply = service.move(ids, rng.choice(legal_columns(reply["state"])), KEY)
+    assert type(reply["result"]) is float and reply["result"] in (1.0, 0.5, -1.0)
+    from localserver.service import NoStatsEndpoint
+
+    with pytest.raises(NoStatsEndpoint):
+        service.stats(ids, KEY)
+
+
+def test_the_2021_bot_plays_uniformly_at_random() -> None:
+    service = make_service(variant="2021")
+    seen: dict[int, int] = {}
+    for index in range(140):  # the bot's first reply to our centre, over many games
+        reply = service.move([f"p{index}"], -1, KEY)
+        reply = service.move([f"p{index}"], 3, KEY)
+        seen[reply["botmove"]] = seen.get(reply["botmove"], 0) + 1
+    assert set(seen) == set(range(7)) and min(seen.values()) >= 8  # 20 expected each
+
+
+def test_every_start_lost_books_each_new_game_as_a_loss() -> None:
+    service = make_service(first="student", every_start_lost=True)
+    ids = ["ab1234cd-s"]
+    service.move(ids, -1, KEY)  # no game was running: booked as a loss all the same
+    stats = service.stats(ids, KEY)
+    assert (stats["played"], stats["lost"], stats["streak"], stats["total_reward"]) == (1, 1, 0, -1.0)
+    play_random_game_from_start(service, ids)
+    after = service.stats(ids, KEY)
+    assert after["played"] == 2
+    service.move(ids, -1, KEY)
+    assert service.stats(ids, KEY)["lost"] == after["lost"] + 1 and service.stats(ids, KEY)["streak"] == 0
+
+
+def play_random_game_from_start(service: CourseService, ids: list[str]) -> dict:
+    """Finish the running game (just started, the student to move) with random moves."""
+    rng = random.Random(3)
+    reply = service.move(ids, 3, KEY)
+    while reply["result"] == 0:
+        reply = service.move(ids, rng.choice(legal_columns(reply["state"])), KEY)
+    return reply
+
+
+def test_a_switch_against_the_variant_is_a_config_error_naming_it() -> None:
+    with pytest.raises(ConfigError, match=r"local_server\.first bot contradicts"):
+        make_service(variant="2021", first="bot")
+    with pytest.raises(ConfigError, match="unknown variant '1999'"):
+        make_service(variant="1999")

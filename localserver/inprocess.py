@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from client.protocol import CourseServerBase, RequestRejected
+from course.errors import RequestRejected, StatsUnavailable
+from course.protocol import CourseServerBase
 from settings import redact
 
 if TYPE_CHECKING:
@@ -43,10 +44,12 @@ class InProcessCourseServer(CourseServerBase):
         return self._call(lambda: self.service.stats(list(self.stil_ids), self.api_key))
 
     def _call(self, request: Callable[[], Any]) -> Any:
-        from localserver.service import RequestError
+        from localserver.service import NoStatsEndpoint, RequestError
 
         try:
             return request()
+        except NoStatsEndpoint as exc:
+            raise StatsUnavailable(f"the server has no stats endpoint: {exc}", 404) from exc
         except RequestError as exc:
             raise RequestRejected(
                 f"the server rejected the request: {redact(str(exc), self.secrets)}", 422

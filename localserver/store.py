@@ -1,0 +1,207 @@
+"""The local server's bookkeeping in SQLite: games and players' records, nothing of the rules.
+
+``GameStore`` keeps every game (its moves, how it ended) and each player's record (played,
+won, lost, streak, best streak, total reward, as the course's ``stats`` reports them), in a
+file or in memory.  Every change is one transaction; at most one running game per player is
+enforced by a unique index, so a game is never lost, mixed up or counted twice.  One
+connection is shared by the server's threads, always under the store's lock.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from board import Board
+from course.database import MEMORY, connect, transaction
+from course.grid import Grid, course_grid
+from course.protocol import WIN, Stats
+from settings import ConfigError
+
+# How a game ended, as stored in ``games.outcome``.
+RUNNING, WON, DRAWN, LOST, ILLEGAL_MOVE, TIMEOUT, ABANDONED = (
+    "running", "won", "draw", "lost", "illegal", "timeout", "abandoned",
+)
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS players (
+    player TEXT PRIMARY KEY,
+    played INTEGER NOT NULL DEFAULT 0,
+    won INTEGER NOT NULL DEFAULT 0,
+    lost INTEGER NOT NULL DEFAULT 0,
+    streak INTEGER NOT NULL DEFAULT 0,
+    streak_max INTEGER NOT NULL DEFAULT 0,
+    total_reward REAL NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS games (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    player TEXT NOT NULL,
+    first TEXT NOT NULL CHECK (first IN ('student', 'bot')),
+    -- the columns played so far (0-based digits), starting with the first player's move
+    moves TEXT NOT NULL DEFAULT '',
+    outcome TEXT NOT NULL DEFAULT 'running',
+    result REAL,
+    note TEXT,
+    started REAL NOT NULL,
+    finished REAL
+);
+CREATE INDEX IF NOT EXISTS games_by_player ON games (player, id);
+CREATE UNIQUE INDEX IF NOT EXISTS one_running_game ON games (player) WHERE outcome = 'running';
+"""
+
+
+@dataclass(frozen=True)
+class StoredGame:
+    """One game as the server stores it: ``moves`` are 0-based columns from the first move on."""
+
+    id: int
+    player: str
+    first: str
+    moves: str
+    outcome: str
+    result: float | None
+    note: str | None
+    started: float
+    finished: float | None
+
+    @property
+    def board(self) -> Board:
+        return Board.from_moves((int(c) for c in self.moves), one_based=False)
+
+    def grid(self) -> Grid:
+        """The board as the course sends it: row 0 at the top, 1 = student, -1 = bot."""
+        board = self.board
+        return course_grid(board, student_to_move=board.first_player_to_move == (
+            self.first == "student"))
+
+
+class GameStore:
+    """The games and the players' records of one database (a file path, or ``":memory:"``)."""
+
+    def __init__(self, db_path: str) -> None:
+        if db_path != MEMORY:
+            try:
+                Path(db_path).parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise ConfigError(f"cannot create the folder of {db_path}: {exc}") from exc
+        try:
+            self._conn = connect(db_path, SCHEMA, shared=True)
+        except (OSError, sqlite3.DatabaseError) as exc:
+            raise ConfigError(f"cannot use {db_path} as the server's database: {exc}") from exc
+        self._lock = threading.Lock()
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        with self._lock, transaction(self._conn) as conn:
+            yield conn
+
+    def _query(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
+        with self._lock:
+            return self._conn.execute(sql, params).fetchall()
+
+    # --- changes ----------------------------------------------------------------------------
+
+    @staticmethod
+    def _finish(conn: sqlite3.Connection, game_id: int, player: str, moves: str, outcome: str,
+                result: float, note: str) -> None:
+        """End a running game and add it to the player's record, in the caller's transaction."""
+        cur = conn.execute(
+            "UPDATE games SET moves = ?, outcome = ?, result = ?, note = ?, finished = ?"
+            " WHERE id = ? AND outcome = ?",
+            (moves, outcome, result, note, time.time(), game_id, RUNNING),
+        )
+        if cur.rowcount != 1:  # the server's per-player lock makes this impossible
+            raise RuntimeError(f"game {game_id} of {player} was not running")
+        conn.execute("INSERT OR IGNORE INTO players (player) VALUES (?)", (player,))
+        won = 1 if result == WIN else 0
+        lost = 1 if result < 0 else 0
+        conn.execute(
+            "UPDATE players SET played = played + 1, won = won + ?, lost = lost + ?,"
+            " streak = CASE WHEN ? THEN 0 ELSE streak + 1 END,"
+            " streak_max = MAX(streak_max, CASE WHEN ? THEN 0 ELSE streak + 1 END),"
+            " total_reward = total_reward + ? WHERE player = ?",
+            (won, lost, lost, lost, result, player),
+        )
+
+    def start(self, player: str, first: str, moves: str, *, abandon: StoredGame | None = None,
+              lost_start: str | None = None) -> int:
+        """A new running game; returns its id.  In the same transaction ``abandon`` (the
+        player's running game) is ended as lost, or with ``lost_start`` (a note) the start
+        itself is booked as a lost game."""
+        with self._transaction() as conn:
+            if abandon is not None:
+                self._finish(conn, abandon.id, player, abandon.moves, ABANDONED, -1.0,
+                             "A new game was started while this one was running.")
+            elif lost_start is not None:
+                cur = conn.execute("INSERT INTO games (player, first, started) VALUES (?, ?, ?)",
+                                   (player, "student", time.time()))
+                self._finish(conn, int(cur.lastrowid or 0), player, "", ABANDONED, -1.0,
+                             lost_start)
+            cur = conn.execute(
+                "INSERT INTO games (player, first, moves, started) VALUES (?, ?, ?, ?)",
+                (player, first, moves, time.time()))
+            return int(cur.lastrowid or 0)
+
+    def advance(self, game: StoredGame, moves: str) -> None:
+        """The running game's moves so far."""
+        with self._transaction() as conn:
+            conn.execute("UPDATE games SET moves = ? WHERE id = ? AND outcome = ?",
+                         (moves, game.id, RUNNING))
+
+    def finish(self, game: StoredGame, moves: str, outcome: str, result: float,
+               note: str) -> None:
+        """End the running game with ``result`` (for the student) and count it."""
+        with self._transaction() as conn:
+            self._finish(conn, game.id, game.player, moves, outcome, result, note)
+
+    # --- reading ----------------------------------------------------------------------------
+
+    def running(self, player: str) -> StoredGame | None:
+        rows = self._query("SELECT * FROM games WHERE player = ? AND outcome = ?",
+                           (player, RUNNING))
+        return _game(rows[0]) if rows else None
+
+    def stats(self, player: str) -> Stats:
+        """A player's record (zeros for one who never finished a game)."""
+        rows = self._query("SELECT * FROM players WHERE player = ?", (player,))
+        if not rows:
+            return Stats(player, 0, 0, 0, 0, 0, 0.0)
+        return _stats(rows[0])
+
+    def all_stats(self) -> list[Stats]:
+        """Every player who has started a game, most recently active first."""
+        rows = self._query(
+            "SELECT g.player AS player, COALESCE(p.played, 0) AS played,"
+            " COALESCE(p.won, 0) AS won, COALESCE(p.lost, 0) AS lost,"
+            " COALESCE(p.streak, 0) AS streak, COALESCE(p.streak_max, 0) AS streak_max,"
+            " COALESCE(p.total_reward, 0) AS total_reward"
+            " FROM (SELECT player, MAX(id) AS last FROM games GROUP BY player) AS g"
+            " LEFT JOIN players AS p ON p.player = g.player ORDER BY g.last DESC"
+        )
+        return [_stats(row) for row in rows]
+
+    def recent(self, player: str, limit: int = 10) -> list[StoredGame]:
+        """The player's latest games, newest first (a running game included)."""
+        rows = self._query("SELECT * FROM games WHERE player = ? ORDER BY id DESC LIMIT ?",
+                           (player, limit))
+        return [_game(row) for row in rows]
+
+
+def _stats(row: sqlite3.Row) -> Stats:
+    return Stats(row["player"], int(row["played"]), int(row["won"]), int(row["lost"]),
+                 int(row["streak"]), int(row["streak_max"]), float(row["total_reward"]))
+
+
+def _game(row: sqlite3.Row) -> StoredGame:
+    return StoredGame(int(row["id"]), row["player"], row["first"], row["moves"], row["outcome"],
+                      row["result"], row["note"], float(row["started"]), row["finished"])

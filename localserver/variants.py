@@ -1,0 +1,91 @@
+"""The versions of the course server, as behaviours the local server can take on.
+
+The course server has been rewritten over the years and a student meets whichever version
+runs.  A ``Behaviour`` is one switch per known difference:
+
+=====================  =====================  ===========================================
+switch                 ``current``            ``2021``
+=====================  =====================  ===========================================
+``first``              random                 student (the student always starts)
+``bot``                minimax (depth 3)      random (uniformly random columns)
+``null_start_reply``   false                  true: the reply to -1 has ``result``,
+                                              ``botmove`` and ``state`` null
+``float_results``      false                  true: ``result`` is sent as a float (0.0, 1.0)
+``stats_endpoint``     true                   false: ``stats`` answers HTTP 404
+``every_start_lost``   false                  true: every -1 is booked as a lost game, a game
+                                              running or not
+=====================  =====================  ===========================================
+
+``current`` is the server as the course describes it today, and every switch may be set on
+its own on top of it (a server with stats that books every -1 as a loss, say).  ``2021`` is
+that version as it was seen: its switches are what it is, and setting one against it is
+refused (``VariantConflict``), so a test that says "2021" means exactly that server.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+START_MESSAGE_2021 = "New game initiated, you start. Make your move"
+
+
+class VariantConflict(ValueError):
+    """A switch is set against the chosen variant, or the switches cannot work together."""
+
+
+@dataclass(frozen=True)
+class Behaviour:
+    """How the local server behaves where the course server's versions differ."""
+
+    first: str = "random"
+    bot: str = "minimax"
+    null_start_reply: bool = False
+    float_results: bool = False
+    stats_endpoint: bool = True
+    every_start_lost: bool = False
+
+
+SWITCHES = tuple(f.name for f in fields(Behaviour))
+VARIANTS: dict[str, Behaviour] = {
+    "current": Behaviour(),
+    "2021": Behaviour(first="student", bot="random", null_start_reply=True, float_results=True,
+                      stats_endpoint=False, every_start_lost=True),
+}
+# The switches a variant fixes: setting one otherwise contradicts it.
+FIXED: dict[str, tuple[str, ...]] = {"current": (), "2021": SWITCHES}
+
+
+def _shown(value: object) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def resolve(variant: str, chosen: Mapping[str, tuple[object, str]], *,
+            variant_source: str = "variant") -> Behaviour:
+    """The behaviour of ``variant`` with the switches in ``chosen`` applied.
+
+    ``chosen`` maps a switch to its value and where it was set (a config key or a flag), for
+    the message; ``variant_source`` names where the variant was chosen.  Raises
+    ``VariantConflict`` naming them for an unknown variant, a switch against a fixed variant,
+    or switches that cannot work together.
+    """
+    if variant not in VARIANTS:
+        raise VariantConflict(f"{variant_source}: unknown variant {variant!r};"
+                              f" choose one of {', '.join(VARIANTS)}")
+    base = VARIANTS[variant]
+    for name, (value, source) in chosen.items():
+        fixed = getattr(base, name)
+        if name in FIXED[variant] and value != fixed:
+            raise VariantConflict(
+                f"{source} {_shown(value)} contradicts {variant_source} {variant}, whose"
+                f" {name} is {_shown(fixed)}: leave it out, or use variant current and set"
+                " the switches one by one")
+    values: dict[str, Any] = {name: value for name, (value, _) in chosen.items()}
+    behaviour = replace(base, **values)
+    if behaviour.null_start_reply and behaviour.first != "student":
+        where = chosen.get("first", (None, "first"))[1]
+        raise VariantConflict(
+            f"{where} {behaviour.first} cannot go with null_start_reply: a reply to -1 with a"
+            " null board cannot say where the bot started (set first to student)")
+    return behaviour
