@@ -17,13 +17,14 @@ from __future__ import annotations
 import numbers
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
-from arena.players import Player
 from board import WIDTH, Board
+from engine.games import PlayedMove
+from engine.players import Player
 
-# GameRecord.reason values
+# PlayedGame.reason values
 FOUR = "four"          # the winner connected four
 FULL = "full"          # the board filled up: a draw
 ILLEGAL = "illegal"    # the loser answered with a column it could not play
@@ -35,29 +36,7 @@ class GameAbandoned(Exception):
 
 
 @dataclass(frozen=True, slots=True)
-class MoveRecord:
-    """One move: ``ply`` is the disc number (1-42), ``side`` 0 for the first player, 1 the second.
-
-    ``seconds`` is the wall-clock time the player took, measured by the arena around
-    ``choose``; ``cpu_seconds`` the processor time this process spent in it meanwhile (much
-    less than ``seconds`` means the machine was busy and the player waited for a core).
-    ``depth``, ``source``, ``nodes`` and ``proven`` come from our engine's decision and are
-    None for other players.
-    """
-
-    ply: int
-    side: int
-    column: int
-    seconds: float
-    cpu_seconds: float | None = None
-    depth: int | None = None
-    source: str | None = None
-    nodes: int | None = None
-    proven: bool | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class GameRecord:
+class PlayedGame:
     """A finished game: who played, every legal move, and how it ended.
 
     ``winner`` is 0 (the first player), 1 (the second) or None (a draw).  For a forfeit
@@ -67,7 +46,7 @@ class GameRecord:
 
     first: str
     second: str
-    moves: tuple[MoveRecord, ...]
+    moves: tuple[PlayedMove, ...]
     winner: int | None
     reason: str
     detail: str = ""
@@ -78,17 +57,18 @@ class GameRecord:
         return [m.column for m in self.moves]
 
     def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["moves"] = [asdict(m) for m in self.moves]
-        return data
+        return {"first": self.first, "second": self.second,
+                "moves": [m.to_dict() for m in self.moves], "winner": self.winner,
+                "reason": self.reason, "detail": self.detail,
+                "forfeit_seconds": self.forfeit_seconds}
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> GameRecord:
-        moves = tuple(MoveRecord(**m) for m in data["moves"])
+    def from_dict(cls, data: dict[str, Any]) -> PlayedGame:
+        moves = tuple(PlayedMove.from_dict(m) for m in data["moves"])
         return cls(**{**data, "moves": moves})
 
 
-MoveObserver = Callable[[Board, MoveRecord], None]
+MoveObserver = Callable[[Board, PlayedMove], None]
 
 
 @dataclass
@@ -97,25 +77,12 @@ class _Loop:
 
     names: tuple[str, str]
     board: Board = field(default_factory=Board)
-    moves: list[MoveRecord] = field(default_factory=list)
+    moves: list[PlayedMove] = field(default_factory=list)
 
     def record(self, winner: int | None, reason: str, detail: str = "",
-               seconds: float | None = None) -> GameRecord:
-        return GameRecord(self.names[0], self.names[1], tuple(self.moves), winner, reason,
+               seconds: float | None = None) -> PlayedGame:
+        return PlayedGame(self.names[0], self.names[1], tuple(self.moves), winner, reason,
                           detail, seconds)
-
-
-def _decision_fields(player: Player) -> dict[str, Any]:
-    """Depth, source, nodes and proven of the player's last decision, if it explains itself."""
-    decision = getattr(player, "last", None)
-    if decision is None:
-        return {}
-    return {
-        "depth": int(decision.depth),
-        "source": str(decision.source),
-        "nodes": int(decision.nodes),
-        "proven": bool(decision.proven),
-    }
 
 
 def play_game(
@@ -126,7 +93,7 @@ def play_game(
     start: Board | None = None,
     on_move: MoveObserver | None = None,
     clock: Callable[[], float] = time.perf_counter,
-) -> GameRecord:
+) -> PlayedGame:
     """Play ``first`` against ``second`` from ``start`` (default: the empty board).
 
     The players' ``new_game`` is the caller's business (a tournament reseeds them first).
@@ -138,6 +105,9 @@ def play_game(
     loop = _Loop(names or (first.name, second.name), start or Board())
     if loop.board.is_over():
         raise ValueError("the start position is already decided")
+    if loop.board.moves % 2:
+        raise ValueError("start after an even number of discs: the first player keeps the first"
+                         " colour (PlayedMove.side)")
     side = 0
     while True:
         player = players[side]
@@ -153,11 +123,9 @@ def play_game(
         if problem:
             return loop.record(1 - side, ILLEGAL, problem, seconds)
         column = int(column)
-        move = MoveRecord(
-            ply=loop.board.moves + 1, side=side, column=column, seconds=seconds,
-            cpu_seconds=cpu_seconds,
-            **_decision_fields(player),
-        )
+        # Our engine's player keeps its last decision (``OursPlayer.last``).
+        move = PlayedMove.of(loop.board.moves + 1, column, seconds, getattr(player, "last", None),
+                             cpu_seconds=cpu_seconds)
         loop.moves.append(move)
         loop.board = loop.board.play_unchecked(column)
         if on_move is not None:
@@ -187,8 +155,7 @@ __all__ = [
     "FULL",
     "ILLEGAL",
     "GameAbandoned",
-    "GameRecord",
     "MoveObserver",
-    "MoveRecord",
+    "PlayedGame",
     "play_game",
 ]

@@ -11,47 +11,15 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.match import ERROR, ILLEGAL, MoveRecord
-from arena.tournament import GameOutcome, TournamentPlan
+from arena.match import ERROR, ILLEGAL
+from arena.tournament import TournamentGame, TournamentPlan
+from engine.games import PlayedMove, Tally
 
 # A move slower than its budget by more than this misses the project's timing target.
 OVERRUN_TOLERANCE = 0.05
 
 # Decision.source of a move the heuristic search decided (the others: book, solver).
 SEARCH = "search"
-
-
-@dataclass
-class Tally:
-    wins: int = 0
-    draws: int = 0
-    losses: int = 0
-
-    @property
-    def games(self) -> int:
-        return self.wins + self.draws + self.losses
-
-    @property
-    def score_rate(self) -> float:
-        """(wins + draws / 2) / games; 0 without games."""
-        return (self.wins + self.draws / 2) / self.games if self.games else 0.0
-
-    def add(self, points: float) -> None:
-        if points == 1:
-            self.wins += 1
-        elif points == 0:
-            self.losses += 1
-        else:
-            self.draws += 1
-
-    def __add__(self, other: Tally) -> Tally:
-        return Tally(self.wins + other.wins, self.draws + other.draws, self.losses + other.losses)
-
-    def wdl(self) -> str:
-        return f"{self.wins}-{self.draws}-{self.losses}"
-
-    def to_dict(self) -> dict[str, int]:
-        return {"wins": self.wins, "draws": self.draws, "losses": self.losses}
 
 
 @dataclass
@@ -132,7 +100,7 @@ class MoveStats:
         """
         return self._over(self.cpu_seconds)
 
-    def add(self, move: MoveRecord, game: int) -> None:
+    def add(self, move: PlayedMove, game: int) -> None:
         self.seconds.append(move.seconds)
         if move.cpu_seconds is not None:
             self.cpu_seconds.append(move.cpu_seconds)
@@ -188,7 +156,7 @@ class Summary:
     """Everything a tournament produced, ready for the tables, the JSON and the plots."""
 
     plan: TournamentPlan
-    outcomes: list[GameOutcome]
+    outcomes: list[TournamentGame]
     pairings: list[PairingResult]
     overall: list[Standing]
     moves: list[MoveStats]
@@ -212,7 +180,7 @@ class Summary:
         }
 
 
-def summarize(plan: TournamentPlan, outcomes: list[GameOutcome], *, workers: int,
+def summarize(plan: TournamentPlan, outcomes: list[TournamentGame], *, workers: int,
               elapsed: float) -> Summary:
     labels = plan.labels
     pairings = [PairingResult(Standing(labels[a]), Standing(labels[b])) for a, b in plan.pairings]
@@ -239,5 +207,5 @@ def summarize(plan: TournamentPlan, outcomes: list[GameOutcome], *, workers: int
     return Summary(plan, outcomes, pairings, overall, moves, workers, elapsed)
 
 
-__all__ = ["OVERRUN_TOLERANCE", "SEARCH", "MoveStats", "PairingResult", "Standing", "Summary", "Tally",
+__all__ = ["OVERRUN_TOLERANCE", "SEARCH", "MoveStats", "PairingResult", "Standing", "Summary",
            "summarize"]

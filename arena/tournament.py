@@ -34,19 +34,15 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 
-from arena.match import GameRecord, play_game
-from arena.players import Player, PlayerSpec, build_player
+from arena.match import PlayedGame, play_game
 from board import Board
+from engine.players import Player, PlayerSpec, build_player
 from search.bot import random_move
-from settings import AgentSettings, SolverSettings
+from settings import AgentSettings, SolverSettings, UsageError
 
 # Random opening moves are at most this many plies: enough to vary the games, far too few to
 # decide one (and an even number, so the first player of the game keeps the first colour).
 MAX_OPENING_PLIES = 10
-
-
-class ArenaError(ValueError):
-    """A tournament asked for something impossible (too few players, no games, ...)."""
 
 
 @dataclass(frozen=True)
@@ -99,9 +95,9 @@ class GameTask:
 
 
 @dataclass(frozen=True)
-class GameOutcome:
+class TournamentGame:
     task: GameTask
-    record: GameRecord
+    record: PlayedGame
 
 
 def make_plan(
@@ -115,13 +111,13 @@ def make_plan(
 ) -> TournamentPlan:
     """Check the request and name the players (a repeated spec gets ``#2``, ``#3``...)."""
     if len(specs) < 2:
-        raise ArenaError(f"a tournament needs at least two players, got {len(specs)}")
+        raise UsageError(f"a tournament needs at least two players, got {len(specs)}")
     if any(spec.kind == "human" for spec in specs):
-        raise ArenaError("player 'human' cannot play in a tournament: use `agent.py play`")
+        raise UsageError("player 'human' cannot play in a tournament: use `agent.py play`")
     if games < 1:
-        raise ArenaError(f"--games must be at least 1, not {games}")
+        raise UsageError(f"--games must be at least 1, not {games}")
     if opening_plies % 2 or not 0 <= opening_plies <= MAX_OPENING_PLIES:
-        raise ArenaError(f"opening plies must be an even number 0-{MAX_OPENING_PLIES}, "
+        raise UsageError(f"opening plies must be an even number 0-{MAX_OPENING_PLIES}, "
                          f"not {opening_plies}")
     if seed is None:
         seed = random.SystemRandom().randrange(2**31)
@@ -241,7 +237,7 @@ def _init_worker(plan: TournamentPlan, in_pool: bool = True) -> None:
     _roster = _Roster(plan.specs, plan.labels, plan.agent, plan.solver)
 
 
-def _play_task(task: GameTask) -> GameOutcome:
+def _play_task(task: GameTask) -> TournamentGame:
     first, first_rng = _roster.player(task.first)
     second, second_rng = _roster.player(task.second)
     first_rng.seed(task.seeds[0])
@@ -251,12 +247,12 @@ def _play_task(task: GameTask) -> GameOutcome:
     start = Board.from_moves(task.opening, one_based=False) if task.opening else None
     record = play_game(first, second, names=(_roster.labels[task.first],
                                              _roster.labels[task.second]), start=start)
-    return GameOutcome(task, record)
+    return TournamentGame(task, record)
 
 
 # --- the parent side --------------------------------------------------------------------------
 
-Progress = Callable[[int, int, GameOutcome], None]
+Progress = Callable[[int, int, TournamentGame], None]
 
 
 def default_workers() -> int:
@@ -270,12 +266,12 @@ def worker_count(plan: TournamentPlan, workers: int | None = None) -> int:
     """The number of worker processes a run of ``plan`` uses for a requested ``workers``.
 
     None means the number of cores; never more than the number of games.  Raises
-    ``ArenaError`` for a count below 1.
+    ``UsageError`` for a count below 1.
     """
     if workers is None:
         workers = default_workers()
     if workers < 1:
-        raise ArenaError(f"--workers must be at least 1, not {workers}")
+        raise UsageError(f"--workers must be at least 1, not {workers}")
     return min(workers, plan.total_games)
 
 
@@ -283,7 +279,7 @@ def run_tournament(
     plan: TournamentPlan,
     workers: int | None = None,
     progress: Progress | None = None,
-) -> list[GameOutcome]:
+) -> list[TournamentGame]:
     """Play the whole plan; the outcomes come back in plan order.
 
     ``workers`` processes (``worker_count``) play the games; with one worker they are
@@ -292,7 +288,7 @@ def run_tournament(
     """
     tasks = plan_tasks(plan)
     workers = worker_count(plan, workers)
-    outcomes: dict[int, GameOutcome] = {}
+    outcomes: dict[int, TournamentGame] = {}
     for outcome in _outcomes(plan, tasks, workers):
         outcomes[outcome.task.index] = outcome
         if progress is not None:
@@ -324,15 +320,14 @@ def _stop_workers(pool: ProcessPoolExecutor) -> None:
     if terminate is not None:
         terminate()
         return
-    # Before 3.14 the executor has no public way to stop a running task; its processes are
-    # kept in ``_processes`` (pid -> Process; emptied by shutdown, so read first).
-    processes = list((getattr(pool, "_processes", None) or {}).values())
+    # Before 3.14 the executor has no public way to stop a running task: its workers are this
+    # process's children (multiprocessing's public view of them), and the only ones it has.
     pool.shutdown(wait=False, cancel_futures=True)
-    for process in processes:
+    for process in multiprocessing.active_children():
         process.terminate()
 
 
-def _outcomes(plan: TournamentPlan, tasks: list[GameTask], workers: int) -> Iterator[GameOutcome]:
+def _outcomes(plan: TournamentPlan, tasks: list[GameTask], workers: int) -> Iterator[TournamentGame]:
     if workers == 1:
         _init_worker(plan, in_pool=False)
         for task in tasks:
@@ -345,14 +340,14 @@ def _outcomes(plan: TournamentPlan, tasks: list[GameTask], workers: int) -> Iter
         initargs=(plan,),
     )
 
-    def submit(task: GameTask) -> Future[GameOutcome]:
+    def submit(task: GameTask) -> Future[TournamentGame]:
         with _sigint_held():  # the executor starts its workers from submit()
             return pool.submit(_play_task, task)
 
     try:
         # Keep only a few games queued per worker, so that Ctrl-C does not leave hundreds of
         # submitted games to cancel and the pool's memory stays small.
-        pending: set[Future[GameOutcome]] = set()
+        pending: set[Future[TournamentGame]] = set()
         queue = iter(tasks)
         for task in queue:
             pending.add(submit(task))
@@ -374,9 +369,8 @@ def _outcomes(plan: TournamentPlan, tasks: list[GameTask], workers: int) -> Iter
 
 __all__ = [
     "MAX_OPENING_PLIES",
-    "ArenaError",
-    "GameOutcome",
     "GameTask",
+    "TournamentGame",
     "TournamentPlan",
     "default_workers",
     "derive_seed",

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 import agent
+from tests.helpers import default_ctrl_c
 
 ROOT = Path(__file__).resolve().parent.parent
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -128,9 +129,12 @@ def test_bad_requests_give_one_error_line(capsys: pytest.CaptureFixture[str], ar
                                           message: str) -> None:
     code, out, err = run(capsys, "tournament", *argv)
     assert code == 2
-    assert out == ""
+    assert out == "" and "Traceback" not in err
     lines = err.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: ") and message in lines[0]
+    if lines[0].startswith("usage: "):  # refused by the option's type: the command's usage too
+        assert lines[-1].startswith("agent.py tournament: error: argument ") and message in lines[-1]
+    else:
+        assert len(lines) == 1 and lines[0].startswith("error: ") and message in lines[0]
 
 
 def test_heuristics_compared_with_search_only_players(capsys: pytest.CaptureFixture[str]) -> None:
@@ -139,7 +143,7 @@ def test_heuristics_compared_with_search_only_players(capsys: pytest.CaptureFixt
                        "--games", "2", "--seed", "3", "--workers", "1", "--json")
     assert code == 0
     data = json.loads(out)
-    assert data["players"] == ["ours:0.02:threats:search", "ours:0.02:windows5000:d3"]
+    assert data["players"] == ["ours:0.02:threats:course", "ours:0.02:windows5000:d3"]
     shallow = data["moves"][1]
     for row in data["moves"]:  # no book, no solver: every move is the search's
         assert row["sources"] == {"search": row["moves"]} and row["search_moves"] == row["moves"]
@@ -152,13 +156,13 @@ def test_tournament_engine_gets_the_solver_settings(capsys: pytest.CaptureFixtur
     missing = tmp_path / "no-book.bin"
     config = tmp_path / "config.toml"
     config.write_text(f'[solver]\nbook = "{missing.as_posix()}"\n')
-    code, out, err = run(capsys, "tournament", "--players", "ours:0.02,random", "--games", "2",
-                         "--workers", "1", "--config", str(config))
+    code, out, err = run(capsys, "tournament", "--players", "ours:0.02:strongest,random",
+                         "--games", "2", "--workers", "1", "--config", str(config))
     assert code == 2 and out == ""
     assert err.splitlines()[-1] == (f"error: opening book {missing}: cannot read: No such file "
                                     "or directory")
-    # the same players without the book's stage do not need it
-    code, _, _ = run(capsys, "tournament", "--players", "ours:0.02:search,random", "--games",
+    # the same players in course mode do not need the book
+    code, _, _ = run(capsys, "tournament", "--players", "ours:0.02:course,random", "--games",
                      "2", "--workers", "1", "--config", str(config))
     assert code == 0
 
@@ -196,7 +200,7 @@ def test_real_process_bad_spec_no_traceback() -> None:
     assert result.returncode == 2
     assert result.stderr.splitlines() == [
         "error: player 'ours:x': 'x' is not an option of ours; expected SECONDS (a number), "
-        "a heuristic (windows5000, threats), 'search' or dN (a search depth 1-42)"
+        "a heuristic (windows5000, threats), a mode (course, strongest) or dN (a search depth 1-42)"
     ]
 
 
@@ -226,7 +230,7 @@ def test_ctrl_c_while_workers_start_stops_quietly() -> None:
         [sys.executable, str(ROOT / "agent.py"), "tournament", "--players", "ours:0.5,bot:1",
          "--games", "40", "--workers", "2"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
-        start_new_session=True,
+        start_new_session=True, preexec_fn=default_ctrl_c,
     )
     try:
         deadline = time.monotonic() + 60

@@ -7,9 +7,9 @@ import random
 import numpy as np
 import pytest
 
-from arena.match import ERROR, FOUR, FULL, ILLEGAL, GameAbandoned, GameRecord, play_game
-from arena.players import RandomPlayer, parse_player
+from arena.match import ERROR, FOUR, FULL, ILLEGAL, GameAbandoned, PlayedGame, play_game
 from board import Board
+from engine.players import RandomPlayer, parse_player
 
 
 class Fixed:
@@ -122,7 +122,7 @@ def test_a_game_can_start_from_a_position() -> None:
 
 def test_record_round_trips_through_a_dict() -> None:
     record = play_game(RandomPlayer(random.Random(6)), Fixed(0))
-    again = GameRecord.from_dict(record.to_dict())
+    again = PlayedGame.from_dict(record.to_dict())
     assert again == record
 
 

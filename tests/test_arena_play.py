@@ -13,9 +13,10 @@ import pytest
 
 import agent
 from arena.cli import play_terminal
-from arena.human import HumanPlayer, render_board, use_colour
+from arena.human import HumanPlayer, render_board
 from board import Board
 from settings import AgentSettings
+from tests.helpers import assert_option_refused
 
 ROOT = Path(__file__).resolve().parent.parent
 FAST = AgentSettings(seconds_per_move=0.05)
@@ -43,11 +44,11 @@ def play(lines: str, *, human_first: bool = True) -> tuple[int, str]:
 
 
 def test_bad_input_is_asked_again_then_quit() -> None:
-    code, out = play("seven\n9\n0\n\n-3\n" + "9" * 5000 + "\n04\nq\n")
+    code, out = play("seven\n9\n7\n\n-3\n" + "9" * 5000 + "\n03\nq\n")
     assert code == 0
     assert "'seven' is not a column number; try again." in out
-    assert "column 9 does not exist: columns are 1-7; try again." in out
-    assert "column 0 does not exist" in out
+    assert "column 9 does not exist: columns are 0-6; try again." in out
+    assert "column 7 does not exist" in out
     assert "type a column number; try again." in out
     assert "'-3' is not a column number" in out
     assert "column 99999999999999999999... does not exist" in out
@@ -58,9 +59,9 @@ def test_bad_input_is_asked_again_then_quit() -> None:
 
 def test_a_full_column_is_refused() -> None:
     out = io.StringIO()
-    human = HumanPlayer(io.StringIO("4\n5\n"), out, colour=False)
+    human = HumanPlayer(io.StringIO("3\n4\n"), out, colour=False)
     assert human.choose(Board.from_moves("444444")) == 4
-    assert "column 4 is full; try again." in out.getvalue()
+    assert "column 3 is full; try again." in out.getvalue()
 
 
 def test_end_of_input_exits_cleanly() -> None:
@@ -79,63 +80,80 @@ def test_ctrl_c_exits_cleanly() -> None:
 @pytest.mark.parametrize("human_first", [True, False])
 def test_a_whole_game_ends_with_a_verdict(human_first: bool) -> None:
     # a person who cycles through the columns; full ones are asked again
-    code, out = play("1\n2\n3\n4\n5\n6\n7\n" * 12, human_first=human_first)
+    code, out = play("0\n1\n2\n3\n4\n5\n6\n" * 12, human_first=human_first)
     assert code == 0
     verdicts = ("The agent wins: four in a row.", "You win! Four in a row.",
                 "Draw: the board is full.")
     assert sum(out.count(v) for v in verdicts) == 1
     assert "The agent wins" in out  # it does not lose to this
-    moves = out.split("Moves (1-based columns, for `agent.py analyze`): ")[1].split()[0]
+    columns = out.split("Columns played: ")[1].splitlines()[0].split()
+    moves = out.split("(Pons' notation, 1-based): ")[1].split()[0]
     board = Board.from_moves(moves)
+    assert board == Board.from_moves([int(c) for c in columns], one_based=False)
     assert board.is_over() and board.last_mover_won()
     assert len(moves) % 2 == (0 if human_first else 1)  # the agent made the last move
     assert ("You play X" in out) == human_first
 
 
+def shown(markup: str, *, colour: bool | None, environ: dict[str, str] | None = None) -> str:
+    """What the person sees of ``markup`` on a terminal (``colour`` None: rich decides)."""
+    screen = Terminal()
+    with pytest.MonkeyPatch.context() as patch:
+        for name in ("NO_COLOR", "TERM", "FORCE_COLOR"):
+            patch.delenv(name, raising=False)
+        for name, value in (environ or {}).items():
+            patch.setenv(name, value)
+        HumanPlayer(io.StringIO(), screen, colour=colour).say(markup)
+    return screen.getvalue()
+
+
 def test_board_shows_first_player_as_x_and_marks_the_last_move() -> None:
     board = Board.from_moves("445")
-    text = render_board(board, colour=False, last=4)
-    lines = text.splitlines()
-    assert lines[0] == " 1 2 3 4 5 6 7"
-    assert lines[-3] == "|. . . X X . .|"
-    assert lines[-4] == "|. . . O . . .|"
-    assert lines[-1] == " " * 9 + "^"
-    coloured = render_board(board, colour=True)
+    lines = shown(render_board(board, last=4), colour=False).splitlines()
+    assert lines[-2] == "0 1 2 3 4 5 6"
+    assert lines[-3] == ". . . X X . ."
+    assert lines[-4] == ". . . O . . ."
+    assert lines[-1] == " " * 8 + "^"
+    coloured = shown(render_board(board), colour=True)
     assert "\x1b[1;31mX\x1b[0m" in coloured and "\x1b[1;33mO\x1b[0m" in coloured
 
 
 def test_colour_only_on_a_terminal_without_no_color() -> None:
-    assert use_colour(Terminal(), {}) is True
-    assert use_colour(Terminal(), {"NO_COLOR": "1"}) is False
-    assert use_colour(Terminal(), {"TERM": "dumb"}) is False
-    assert use_colour(io.StringIO(), {}) is False
+    markup = render_board(Board.from_moves("4"))
+    red = "31m"  # the first player's colour, as an ANSI code
+    assert red in shown(markup, colour=None)
+    assert red not in shown(markup, colour=None, environ={"NO_COLOR": "1"})
+    assert red not in shown(markup, colour=None, environ={"TERM": "dumb"})
+    plain = io.StringIO()
+    HumanPlayer(io.StringIO(), plain).say(markup)
+    assert "\x1b[" not in plain.getvalue()
 
 
 def test_human_player_marks_the_reply() -> None:
     out = io.StringIO()
-    human = HumanPlayer(io.StringIO("4\n3\n"), out, colour=False)
+    human = HumanPlayer(io.StringIO("3\n2\n"), out, colour=False)
     assert human.choose(Board()) == 3
-    assert human.choose(Board.from_moves("46")) == 2  # the reply was column 6 (1-based)
+    assert human.choose(Board.from_moves("46")) == 2  # the reply was column 5
     last_board = out.getvalue().split("Your move")[-2]
-    assert last_board.rstrip().endswith(" " * 11 + "^")
+    assert last_board.rstrip().endswith(" " * 10 + "^")
 
 
 def test_bad_time_is_one_error_line(capsys: pytest.CaptureFixture[str]) -> None:
     assert agent.main(["play", "--time", "0"]) == 2
-    err = capsys.readouterr().err
-    assert err.splitlines() == ["error: --time must be a number of seconds in (0, 60], not 0"]
+    assert_option_refused(capsys.readouterr().err, "play", "--time",
+                          "must be a number of seconds in (0, 3600], not 0")
 
 
 def test_real_process_with_piped_input() -> None:
     env = {**os.environ, "NO_COLOR": "1"}
     result = subprocess.run(
         [sys.executable, str(ROOT / "agent.py"), "play", "--time", "0.05", "--first", "agent"],
-        input="x\n4\n", capture_output=True, text=True, cwd=ROOT, env=env, timeout=120,
+        input="x\n3\n", capture_output=True, text=True, cwd=ROOT, env=env, timeout=120,
     )
     assert result.returncode == 0, result.stderr
     assert "Traceback" not in result.stderr
     assert "You play O, the agent plays X" in result.stdout
-    assert "Your move O (column 1-7, q to quit): x\n  'x' is not a column number" in result.stdout
+    assert "Your move O (column 0-6, q to quit): x\n  'x' is not a column number" in result.stdout
     assert result.stdout.count("The agent plays column") == 2
     assert "Game abandoned. Bye!" in result.stdout
 
@@ -146,7 +164,7 @@ def test_the_agent_is_built_with_the_solver_settings(capsys: pytest.CaptureFixtu
     # before the game (with the built-in defaults the shipped book would load and play).
     missing = tmp_path / "no-book.bin"
     config = tmp_path / "config.toml"
-    config.write_text(f'[solver]\nbook = "{missing.as_posix()}"\n')
+    config.write_text(f'[agent]\nmode = "strongest"\n[solver]\nbook = "{missing.as_posix()}"\n')
     code = agent.main(["play", "--config", str(config)])
     err = capsys.readouterr().err
     assert code == 2

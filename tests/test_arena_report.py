@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import io
 
-from arena.match import FOUR, GameRecord, MoveRecord
-from arena.players import parse_spec
-from arena.progress import ProgressBar
-from arena.report import search_depth_by_ply, text_report
+from arena.figures import search_depth_by_ply
+from arena.match import FOUR, PlayedGame
+from arena.report import text_report
 from arena.results import OVERRUN_TOLERANCE, summarize
-from arena.tournament import GameOutcome, make_plan, plan_tasks
+from arena.tournament import TournamentGame, make_plan, plan_tasks
+from engine import ProvenScore, SearchScore
+from engine.games import PlayedMove
+from engine.players import parse_spec
+from terminal import progress
 
 
-def _ours_game(first: str, second: str) -> GameRecord:
+def _ours_game(first: str, second: str, ours_first: bool = True) -> PlayedGame:
     """Seven moves, ours (first) wins in column 0: a book move, three search moves, a solver
     move; the opponent's moves carry no decision."""
     ours = [  # (ply, source, depth, seconds, cpu seconds)
@@ -21,11 +24,13 @@ def _ours_game(first: str, second: str) -> GameRecord:
         (5, "search", 10, 0.5 + OVERRUN_TOLERANCE + 0.1, 0.2),  # waited for a core
         (7, "solver", 36, 0.3, 0.3),
     ]
-    moves = [MoveRecord(ply, 0, 0, seconds, cpu, depth, source, 100, source != "search")
+    shift = 0 if ours_first else 1  # ours on the even discs when it plays second
+    moves = [PlayedMove(ply + shift, 0, seconds, cpu, depth, source, 100,
+                        SearchScore(5) if source == "search" else ProvenScore(1))
              for ply, source, depth, seconds, cpu in ours]
-    moves += [MoveRecord(ply, 1, 1, 0.01, 0.01) for ply in (2, 4, 6)]
+    moves += [PlayedMove(ply, 1, 0.01, 0.01) for ply in ((2, 4, 6) if ours_first else (1, 3, 5, 7))]
     moves.sort(key=lambda m: m.ply)
-    return GameRecord(first, second, tuple(moves), 0, FOUR)
+    return PlayedGame(first, second, tuple(moves), 0 if ours_first else 1, FOUR)
 
 
 def test_search_depth_leaves_out_book_and_solver_moves() -> None:
@@ -33,12 +38,8 @@ def test_search_depth_leaves_out_book_and_solver_moves() -> None:
     outcomes = []
     for task in plan_tasks(plan):
         names = (plan.labels[task.first], plan.labels[task.second])
-        record = _ours_game(*names)
-        if task.first != 0:  # ours plays second here: the same moves, sides swapped
-            record = GameRecord(names[0], names[1], tuple(
-                MoveRecord(m.ply, 1 - m.side, m.column, m.seconds, m.cpu_seconds, m.depth,
-                           m.source, m.nodes, m.proven) for m in record.moves), 1, FOUR)
-        outcomes.append(GameOutcome(task, record))
+        record = _ours_game(*names, ours_first=task.first == 0)
+        outcomes.append(TournamentGame(task, record))
     summary = summarize(plan, outcomes, workers=1, elapsed=0.0)
     ours, other = summary.moves
     assert ours.search_depths == [8, 10, 8, 10]
@@ -57,7 +58,7 @@ def test_search_depth_leaves_out_book_and_solver_moves() -> None:
     assert " 9.0 " in row and "book 2, search 4, solver 2" in row
     by_ply = search_depth_by_ply([m for o in outcomes for m in o.record.moves
                                   if m.source is not None])
-    assert by_ply == {3: [8, 8], 5: [10, 10]}
+    assert by_ply == {3: [8], 5: [10], 4: [8], 6: [10]}  # ours second: on the even discs
 
 
 class Tty(io.StringIO):
@@ -65,32 +66,31 @@ class Tty(io.StringIO):
         return True
 
 
-def test_progress_bar_in_a_log_writes_a_line_per_tenth() -> None:
+def test_progress_in_a_log_writes_a_line_per_tenth() -> None:
     log = io.StringIO()
-    bar = ProgressBar(20, log)
-    for done in range(21):
-        bar.update(done)
+    with progress(20, "games", stream=log) as advance:
+        for _ in range(20):
+            advance(1)
     lines = log.getvalue().splitlines()
     assert len(lines) == 10
-    assert lines[0].startswith("[###---------------------------] 2/20 games (10%)")
-    assert lines[-1].startswith("[" + "#" * 30 + "] 20/20 games (100%)")
+    assert lines[0].startswith("games: 2/20 (10%), 0:00")
+    assert lines[-1].startswith("games: 20/20 (100%)")
     assert "left" in lines[0] and "left" not in lines[-1]
     assert "\r" not in log.getvalue()
 
 
-def test_progress_bar_on_a_terminal_redraws_one_line() -> None:
+def test_progress_on_a_terminal_draws_a_bar_to_the_end() -> None:
     screen = Tty()
-    bar = ProgressBar(3, screen, label="games vs seed", width=3)
-    for done in range(4):
-        bar.update(done)
+    with progress(3, "games vs seed", stream=screen) as advance:
+        for _ in range(3):
+            advance(1)
     text = screen.getvalue()
-    assert text.count("\r") == 4 and text.endswith("\n") and text.count("\n") == 1
-    assert "\r[#--] 1/3 games vs seed (33%)" in text
+    assert "games vs seed" in text and "3/3" in text
 
 
-def test_progress_bar_disabled_writes_nothing() -> None:
+def test_progress_disabled_writes_nothing() -> None:
     out = Tty()
-    bar = ProgressBar(5, out, enabled=False)
-    for done in range(6):
-        bar.update(done)
+    with progress(5, "games", stream=out, enabled=False) as advance:
+        for _ in range(5):
+            advance(1)
     assert out.getvalue() == ""

@@ -8,23 +8,11 @@ from pathlib import Path
 import pytest
 
 from arena import tournament
-from arena.match import FOUR, FULL, ILLEGAL, GameRecord, MoveRecord, play_game
-from arena.players import (
-    SEED_DEPTH,
-    BotPlayer,
-    OursPlayer,
-    PlayerSpecError,
-    RandomPlayer,
-    SeedPlayer,
-    build_player,
-    parse_player,
-    parse_spec,
-)
+from arena.match import FOUR, FULL, ILLEGAL, PlayedGame, play_game
 from arena.results import summarize
 from arena.tournament import (
-    ArenaError,
-    GameOutcome,
     GameTask,
+    TournamentGame,
     derive_seed,
     make_plan,
     plan_tasks,
@@ -34,8 +22,19 @@ from arena.tournament import (
     worker_count,
 )
 from board import Board
+from engine.games import PlayedMove
+from engine.players import (
+    SEED_DEPTH,
+    BotPlayer,
+    OursPlayer,
+    RandomPlayer,
+    SeedPlayer,
+    build_player,
+    parse_player,
+    parse_spec,
+)
 from search.bot import move_values
-from settings import AgentSettings, SolverSettings
+from settings import AgentSettings, SolverSettings, UsageError
 from solver.book import BookError
 from tests import reference
 from tests.helpers import grid_of
@@ -131,7 +130,7 @@ def test_forfeits_are_counted_against_the_player_who_made_them() -> None:
         first_is_a = task.first == task.a
         first = Full() if first_is_a else RandomPlayer(random.Random(1))
         second = RandomPlayer(random.Random(2)) if first_is_a else Full()
-        outcomes.append(GameOutcome(task, play_game(first, second)))
+        outcomes.append(TournamentGame(task, play_game(first, second)))
     assert all(o.record.reason == ILLEGAL for o in outcomes)
     summary = summarize(plan, outcomes, workers=1, elapsed=0.0)
     a, b = summary.overall
@@ -147,13 +146,13 @@ def test_forfeits_are_counted_against_the_player_who_made_them() -> None:
     ],
 )
 def test_impossible_tournaments_are_refused(names: list[str], games: int, message: str) -> None:
-    with pytest.raises(ArenaError, match=message):
+    with pytest.raises(UsageError, match=message):
         make_plan(specs(*names), games)
 
 
 def test_bad_worker_count_is_refused() -> None:
     plan = make_plan(specs("random", "seed"), 2, seed=1)
-    with pytest.raises(ArenaError, match="--workers"):
+    with pytest.raises(UsageError, match="--workers"):
         run_tournament(plan, workers=0)
 
 
@@ -164,7 +163,7 @@ def test_bad_worker_count_is_refused() -> None:
     "ours:d\u00b2", "ours:d8:d9", "random:3", "alphazero", "",
 ])
 def test_bad_specs_name_the_spec(spec: str) -> None:
-    with pytest.raises(PlayerSpecError, match="player") as caught:
+    with pytest.raises(UsageError, match="player") as caught:
         parse_spec(spec)
     assert len(str(caught.value)) < 200 + len(spec)  # one readable line, not a traceback's
 
@@ -175,25 +174,35 @@ def test_spec_labels() -> None:
     assert parse_spec("ours", seconds=0.5).label == "ours:0.5"
     assert parse_spec("ours:2", seconds=0.5).label == "ours:2"
     assert parse_spec("ours").label == "ours"
-    # options in any order, the label in one order: time, heuristic, search or depth
-    assert parse_spec("ours:search:THREATS:0.5").label == "ours:0.5:threats:search"
+    # options in any order, the label in one order: time, heuristic, mode or depth
+    assert parse_spec("ours:search:THREATS:0.5").label == "ours:0.5:threats:course"
+    assert parse_spec("ours:strongest:0.5").label == "ours:0.5:strongest"
     assert parse_spec("ours:d8:1").label == "ours:1:d8"
     assert parse_spec("ours:threats", seconds=0.2).label == "ours:0.2:threats"
 
 
 def test_ours_options_map_onto_the_agent_settings() -> None:
-    configured = AgentSettings(seconds_per_move=2.0, heuristic="windows5000", min_depth=4)
-    spec = parse_spec("ours:0.5:threats:search")
-    assert (spec.seconds, spec.heuristic, spec.search_only, spec.max_depth) == (
-        0.5, "threats", True, None)
+    configured = AgentSettings(mode="strongest", seconds_per_move=2.0, heuristic="windows5000",
+                               min_depth=4)
+    spec = parse_spec("ours:0.5:threats:course")
+    assert (spec.seconds, spec.heuristic, spec.mode, spec.max_depth) == (
+        0.5, "threats", "course", None)
     settings = spec.agent_settings(configured)
-    assert (settings.seconds_per_move, settings.heuristic, settings.use_book,
-            settings.use_solver, settings.min_depth) == (0.5, "threats", False, False, 4)
+    assert (settings.seconds_per_move, settings.heuristic, settings.mode, settings.min_depth) == (
+        0.5, "threats", "course", 4)
     # without options the configured settings are kept
     assert parse_spec("ours").agent_settings(configured) == configured
+    assert parse_spec("ours:search") == parse_spec("ours:course")  # the old name of course mode
+    assert parse_spec("ours:strongest").agent_settings(AgentSettings()).mode == "strongest"
     deep = parse_spec("ours:d6")
-    assert deep.max_depth == 6 and deep.search_only
-    assert not deep.agent_settings(configured).use_solver
+    assert deep.max_depth == 6 and deep.mode == "course"
+    assert deep.agent_settings(configured).mode == "course"
+
+
+def test_a_depth_cap_contradicting_strongest_mode_is_refused() -> None:
+    with pytest.raises(UsageError, match=r"player 'ours:strongest:d8': a search depth \(d8\) is"
+                                         r" for course mode"):
+        parse_spec("ours:strongest:d8")
 
 
 def test_players_are_called_by_their_spec_label() -> None:
@@ -218,7 +227,7 @@ def test_ours_search_only_plays_by_search_with_its_heuristic_and_depth() -> None
 
 def test_ours_is_built_with_the_solver_settings() -> None:
     solver = SolverSettings(share=0.25)
-    player = build_player(parse_spec("ours:0.05"), solver=solver)
+    player = build_player(parse_spec("ours:0.05:strongest"), solver=solver)
     assert isinstance(player, OursPlayer)
     assert player.engine.solver_settings == solver
     assert player.engine.solver is not None and player.engine.book is not None
@@ -229,11 +238,11 @@ def test_task_second_is_the_other_player() -> None:
     assert task.second == 1
 
 
-def _record(first: str, second: str, winner: int | None) -> GameRecord:
+def _record(first: str, second: str, winner: int | None) -> PlayedGame:
     """A hand-made finished game: the winner's four in column 0, or a draw."""
-    moves = tuple(MoveRecord(ply, side=(ply - 1) % 2, column=0 if (ply - 1) % 2 == 0 else 1,
-                             seconds=0.01) for ply in range(1, 8))
-    return GameRecord(first, second, moves, winner, FOUR if winner is not None else FULL)
+    moves = tuple(PlayedMove(ply, column=0 if (ply - 1) % 2 == 0 else 1, seconds=0.01)
+                  for ply in range(1, 8))
+    return PlayedGame(first, second, moves, winner, FOUR if winner is not None else FULL)
 
 
 def test_results_are_credited_to_the_right_player_and_starter() -> None:
@@ -244,7 +253,7 @@ def test_results_are_credited_to_the_right_player_and_starter() -> None:
     for task in plan_tasks(plan):
         names = (plan.labels[task.first], plan.labels[task.second])
         winner = 0 if task.first == task.b else None
-        outcomes.append(GameOutcome(task, _record(*names, winner)))
+        outcomes.append(TournamentGame(task, _record(*names, winner)))
     summary = summarize(plan, outcomes, workers=1, elapsed=0.0)
     a, b = summary.overall
     assert (a.as_first.wdl(), a.as_second.wdl()) == ("0-2-0", "0-0-2")
@@ -260,7 +269,7 @@ def test_worker_count() -> None:
     assert worker_count(plan, 4) == 4
     assert worker_count(plan, 50) == 6  # never more workers than games
     assert 1 <= worker_count(plan) <= 6
-    with pytest.raises(ArenaError, match="--workers must be at least 1, not 0"):
+    with pytest.raises(UsageError, match="--workers must be at least 1, not 0"):
         worker_count(plan, 0)
 
 
@@ -290,7 +299,7 @@ def test_random_openings_are_shared_by_a_pair_of_games_with_swapped_starters() -
 
 @pytest.mark.parametrize("plies", [1, -2, 12])
 def test_bad_opening_lengths_are_refused(plies: int) -> None:
-    with pytest.raises(ArenaError, match="opening plies"):
+    with pytest.raises(UsageError, match="opening plies"):
         make_plan(specs("random", "random"), 2, seed=1, opening_plies=plies)
 
 
@@ -319,7 +328,7 @@ def test_worker_processes_get_the_solver_settings(tmp_path: Path) -> None:
     # A book that is not there: the workers' engines fail to build, and the parent gets the
     # error itself (a one-line user error for agent.py), not a broken pool.
     missing = tmp_path / "no-book.bin"
-    plan = make_plan(specs("ours:0.02", "random"), games=2, seed=5,
+    plan = make_plan(specs("ours:0.02:strongest", "random"), games=2, seed=5,
                      solver=SolverSettings(book=str(missing)))
     with pytest.raises(BookError, match=r"no-book\.bin: cannot read"):
         run_tournament(plan, workers=2)

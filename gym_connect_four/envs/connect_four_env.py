@@ -74,7 +74,7 @@ def _four_in_a_row(board: np.ndarray) -> bool:
     return False
 
 
-class ConnectFourEnv(gym.Env):
+class ConnectFourEnv(gym.Env[np.ndarray, int]):
     """Connect Four for two players, +1 and -1, who take turns by calling ``change_player``."""
 
     # gym declares ``metadata`` as an instance attribute, hence no ClassVar.

@@ -1,0 +1,188 @@
+"""Figures of games for a report: time and depth by move number, results, a win-rate matrix.
+
+Each function takes plain data (our players' moves, tallies) and writes one PNG with
+matplotlib's Agg backend (files only, no display needed), loaded on first use.  The same care
+in all of them: one legend entry per series, a title that counts what the figure shows, axes
+that show the data (the time per move on a log scale, so a 0.3 s budget and a 0.001 s book move
+both show), and a reference line drawn once (the budget, the depth-5 floor).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from arena.results import SEARCH
+from engine.games import PlayedMove, Tally
+
+# One colour per outcome and per decision stage, the same in every figure.
+WIN_COLOUR, DRAW_COLOUR, LOSS_COLOUR = "#2e7d32", "#9e9e9e", "#c62828"
+SOURCE_COLOURS = {"book": "#6a1b9a", "solver": "#1565c0", "search": "#ef6c00"}
+DPI = 120
+
+
+@dataclass(frozen=True)
+class Series:
+    """One of our players in a figure: its name, its time per move, its moves, in ``games``."""
+
+    label: str
+    budget: float | None
+    moves: Sequence[PlayedMove]
+    games: int
+
+
+def pyplot() -> Any:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _save(fig: Any, path: Path) -> None:
+    fig.tight_layout()
+    fig.savefig(path, dpi=DPI)
+    pyplot().close(fig)
+
+
+def _by_ply(moves: Sequence[PlayedMove], value: Any) -> dict[int, list[float]]:
+    grouped: dict[int, list[float]] = {}
+    for move in moves:
+        got = value(move)
+        if got is not None:
+            grouped.setdefault(move.ply, []).append(got)
+    return dict(sorted(grouped.items()))
+
+
+def search_depth_by_ply(moves: Sequence[PlayedMove]) -> dict[int, list[int]]:
+    """Depths of the moves the search decided, by move number (book and solver moves left
+    out: their depth counts discs to the end of the game, not plies searched)."""
+    by_ply: dict[int, list[int]] = {}
+    for m in moves:
+        if m.source == SEARCH and m.depth is not None:
+            by_ply.setdefault(m.ply, []).append(m.depth)
+    return dict(sorted(by_ply.items()))
+
+
+def plot_time_per_move(series: Sequence[Series], path: Path) -> bool:
+    """Seconds per move by move number, log scale: a dot per move, the mean per move number,
+    the budget once.  False (no file) when no player made a move."""
+    series = [s for s in series if s.moves]
+    if not series:
+        return False
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(9, 4.8))
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for i, one in enumerate(series):
+        colour = colours[i % len(colours)]
+        ax.scatter([m.ply for m in one.moves], [max(m.seconds, 1e-5) for m in one.moves], s=10,
+                   alpha=0.3, color=colour, linewidths=0)
+        means = _by_ply(one.moves, lambda m: max(m.seconds, 1e-5))
+        ax.plot(list(means), [sum(v) / len(v) for v in means.values()], color=colour,
+                label=f"{one.label}: mean of {len(one.moves)} moves in {one.games} games")
+    for budget in sorted({s.budget for s in series if s.budget is not None}):
+        ax.axhline(budget, color="black", linestyle="--", linewidth=1,
+                   label=f"budget: {budget:g} s per move")
+    ax.set_yscale("log")
+    ax.set_xlabel("move number (disc 1-42; a dot is one move)")
+    ax.set_ylabel("seconds for the move (log scale)")
+    moves = sum(len(s.moves) for s in series)
+    ax.set_title(f"Time per move: {moves} moves of ours")
+    ax.set_xlim(0, 43)
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(fontsize="small", loc="lower left")
+    _save(fig, path)
+    return True
+
+
+def plot_depth_per_move(series: Sequence[Series], path: Path, *, floor: int | None = None) -> bool:
+    """The depth the search reached by move number (moves the book or the solver decided are
+    left out and counted in the title); ``floor`` (the minimum depth) drawn once.  False (no
+    file) when the search decided no move."""
+    series = [s for s in series if search_depth_by_ply(s.moves)]
+    if not series:
+        return False
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(9, 4.8))
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    searched = 0
+    others = 0
+    for i, one in enumerate(series):
+        colour = colours[i % len(colours)]
+        by_ply = search_depth_by_ply(one.moves)
+        count = sum(len(d) for d in by_ply.values())
+        searched += count
+        others += len(one.moves) - count
+        ax.scatter([p for p, depths in by_ply.items() for _ in depths],
+                   [d for depths in by_ply.values() for d in depths], s=12, alpha=0.35,
+                   linewidths=0, color=colour)
+        ax.plot(list(by_ply), [sum(d) / len(d) for d in by_ply.values()], color=colour,
+                label=f"{one.label}: mean of {count} search moves")
+    if floor is not None:
+        ax.axhline(floor, color="black", linestyle="--", linewidth=1,
+                   label=f"minimum depth: {floor} plies (fewer only when fewer moves remain)")
+    ax.set_xlabel("move number (disc 1-42; a dot is one move)")
+    ax.set_ylabel("depth reached (plies)")
+    title = f"Search depth per move: {searched} moves decided by the search"
+    if others:
+        title += f" ({others} by the book or the solver, not shown)"
+    ax.set_title(title, fontsize="medium")
+    ax.set_xlim(0, 43)
+    ax.set_ylim(bottom=0)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize="small", loc="lower left")
+    _save(fig, path)
+    return True
+
+
+def plot_tallies(rows: Sequence[tuple[str, Tally]], path: Path, title: str) -> None:
+    """Wins, draws and losses, one horizontal bar per row, as shares of its games."""
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(9, 0.75 * len(rows) + 1.6))
+    for row, (_label, tally) in enumerate(rows):
+        left = 0.0
+        for count, colour in ((tally.wins, WIN_COLOUR), (tally.draws, DRAW_COLOUR),
+                              (tally.losses, LOSS_COLOUR)):
+            if not count:
+                continue
+            width = count / tally.games
+            ax.barh(row, width, left=left, color=colour, height=0.7)
+            if width > 0.04:
+                ax.text(left + width / 2, row, str(count), ha="center", va="center",
+                        color="white", fontsize="small", fontweight="bold")
+            left += width
+    ax.set_yticks(range(len(rows)), [label for label, _ in rows], fontsize="small")
+    ax.invert_yaxis()
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("share of the row's games")
+    ax.set_title(title, pad=24)
+    handles = [plt.Rectangle((0, 0), 1, 1, color=c) for c in (WIN_COLOUR, DRAW_COLOUR, LOSS_COLOUR)]
+    ax.legend(handles, ["win", "draw", "loss"], loc="lower center", ncol=3, fontsize="small",
+              bbox_to_anchor=(0.5, 1.0), frameon=False)
+    _save(fig, path)
+
+
+def plot_matrix(labels: Sequence[str], scores: Sequence[Sequence[float | None]], games: int,
+                path: Path, title: str) -> None:
+    """A win-rate matrix: cell (row, column) is the row player's score against the column's
+    ((wins + draws / 2) / games), green for more than half."""
+    plt = pyplot()
+    n = len(labels)
+    fig, ax = plt.subplots(figsize=(2.2 + 1.3 * n, 1.6 + 1.1 * n))
+    data = [[float("nan") if v is None else v for v in row] for row in scores]
+    image = ax.imshow(data, cmap="RdYlGn", vmin=0, vmax=1)
+    for r in range(n):
+        for c in range(n):
+            value = scores[r][c]
+            ax.text(c, r, "" if value is None else f"{value:.0%}", ha="center", va="center",
+                    fontsize="medium")
+    ax.set_xticks(range(n), labels, rotation=20, ha="right", fontsize="small")
+    ax.set_yticks(range(n), labels, fontsize="small")
+    ax.set_xlabel("opponent")
+    ax.set_ylabel("player")
+    ax.set_title(f"{title}\n({games} games per pairing)", fontsize="medium")
+    fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04, label="score of the row's player")
+    _save(fig, path)

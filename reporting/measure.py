@@ -1,0 +1,183 @@
+"""The measurements of ``agent.py report``: games, time and depth, speed, correctness, heuristics.
+
+Each function runs one measurement of our agent in course mode (the assignment's algorithm)
+and returns its data; ``reporting.document`` turns them into figures and the report.
+
+- ``play_opponents``: games against the server's bot (``bot:3``), the seed player and a random
+  player, each starting half of them (``arena``, in worker processes);
+- ``depth_and_speed``: the depth reached and the nodes per second at each time budget, on
+  a fixed set of positions;
+- ``correctness``: on the positions of those games where some legal move changes the
+  game-theoretic outcome, whether our move kept it, proven by our own exact solver (and the
+  opening book's complete layers, where a position has few discs); what cannot be proven
+  within the time given to a position is counted as unproven;
+- ``compare_heuristics``: every heuristic against every other, from random two-move openings
+  with both colours, as a matrix of scores.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import Executor
+from dataclasses import dataclass
+
+from arena.results import Summary, summarize
+from arena.tournament import TournamentGame, make_plan, run_tournament
+from board import Board
+from engine.players import parse_spec
+from settings import AgentSettings, SolverSettings, revised
+from solver.book import Book, load_book
+from solver.make_book.executors import worker_solver
+from timecontrol import Limit
+
+OPPONENTS = ("bot:3", "seed", "random")
+# Where depth and speed are measured: the empty board, and positions of Pascal Pons' Begin-Hard,
+# Begin-Medium and Middle-Medium test sets (move strings, 1-based columns).
+POSITIONS = ("", "54431", "6312416", "347216", "44215", "7644", "23156612526", "311436221",
+             "2112736733644", "4674647321", "4642332434166445", "77271115171133744",
+             "45776367631114767")
+Advance = Callable[[int], None]
+
+
+@dataclass(frozen=True)
+class BudgetPoint:
+    """Course mode at one time budget over the positions: the depth reached (mean, least),
+    and the nodes searched per second."""
+
+    seconds: float
+    positions: int
+    mean_depth: float
+    min_depth: int
+    nodes_per_second: float
+
+
+@dataclass(frozen=True)
+class Check:
+    """One of our moves in a game, judged by the solver: ``critical`` when some legal move
+    changes the exact outcome of the position, ``kept`` when ours did not; both None when the
+    outcome of some move could not be proven in time (unproven)."""
+
+    ply: int
+    critical: bool | None
+    kept: bool | None
+
+
+def course_agent(agent: AgentSettings, seconds: float, heuristic: str | None = None) -> AgentSettings:
+    """The configured ``[agent]`` in course mode at ``seconds`` per move."""
+    return revised(agent, {"mode": "course", "seconds_per_move": seconds,
+                           "heuristic": heuristic or agent.heuristic})
+
+
+def play_opponents(agent: AgentSettings, solver: SolverSettings, seconds: float, games: int,
+                   seed: int, workers: int, advance: Advance) -> dict[str, Summary]:
+    """``games`` games of ours (course mode, ``seconds`` per move) against each opponent."""
+    summaries = {}
+    for opponent in OPPONENTS:
+        specs = [parse_spec(f"ours:{seconds:g}:course"), parse_spec(opponent)]
+        plan = make_plan(specs, games, seed, agent, solver)
+        start = time.monotonic()
+        outcomes = run_tournament(plan, workers, lambda _d, _t, _g: advance(1))
+        summaries[opponent] = summarize(plan, outcomes, workers=workers,
+                                        elapsed=time.monotonic() - start)
+    return summaries
+
+
+def depth_and_speed(agent: AgentSettings, solver: SolverSettings, positions: Sequence[str],
+                    budgets: Sequence[float], advance: Advance) -> list[BudgetPoint]:
+    """Course mode from each position (a move string) at each budget, from a clear table."""
+    from engine import Engine
+
+    points = []
+    for seconds in budgets:
+        engine = Engine(course_agent(agent, seconds), solver=solver)
+        engine.warm_up()
+        depths, nodes, spent = [], 0, 0.0
+        for moves in positions:
+            engine.new_game()
+            decision = engine.choose(Board.from_moves(moves), Limit.seconds(seconds,
+                                                                            clock=engine.clock))
+            depths.append(decision.depth)
+            nodes += decision.nodes
+            spent += decision.seconds
+            advance(1)
+        points.append(BudgetPoint(seconds, len(positions), statistics.fmean(depths), min(depths),
+                                  nodes / spent if spent else 0.0))
+    return points
+
+
+def our_moves(outcomes: Sequence[TournamentGame], ours: int) -> list[tuple[str, int, int]]:
+    """``(moves before, our column, ply)`` for every move of player ``ours`` in the games."""
+    found = []
+    for outcome in outcomes:
+        task = outcome.task
+        sides = (task.first, task.second)
+        if ours not in sides:
+            continue
+        played = "".join(str(c + 1) for c in task.opening)
+        for move in outcome.record.moves:
+            if sides[move.side] == ours:
+                found.append((played, move.column, move.ply))
+            played += str(move.column + 1)
+    return found
+
+
+def _outcome_of(board: Board, col: int, book: Book, deadline: float, table_bits: int) -> int | None:
+    """The outcome for the side to move of playing ``col`` (1, 0, -1), or None if unproven."""
+    if board.is_winning_move(col):
+        return 1
+    child = board.play_unchecked(col)
+    if child.is_full():
+        return 0
+    if book.covers(child):
+        entry = book.lookup(child)
+        if entry is not None:
+            return -entry.outcome
+    solution = worker_solver(table_bits).solve(child, weak=True, deadline=deadline)
+    return None if solution is None else -solution.score
+
+
+def judge(moves: str, column: int, ply: int, seconds: float, table_bits: int) -> Check:
+    """Whether ``column`` keeps the outcome after ``moves``, proven within ``seconds``."""
+    board = Board.from_moves(moves)
+    book = load_book()
+    deadline = time.perf_counter() + seconds
+    outcomes = {}
+    for col in board.legal_moves():
+        outcome = _outcome_of(board, col, book, deadline, table_bits)
+        if outcome is None:
+            return Check(ply, None, None)
+        outcomes[col] = outcome
+    best = max(outcomes.values())
+    critical = min(outcomes.values()) != best
+    return Check(ply, critical, outcomes[column] == best)
+
+
+def _judge_many(items: Sequence[tuple[str, int, int]], seconds: float,
+                table_bits: int) -> list[Check]:
+    return [judge(moves, column, ply, seconds, table_bits) for moves, column, ply in items]
+
+
+def correctness(moves: Sequence[tuple[str, int, int]], seconds: float, table_bits: int,
+                executor: Executor, advance: Advance, chunk: int = 8) -> list[Check]:
+    """``judge`` every move, ``seconds`` at most for each, in the executor's workers."""
+    chunks = [moves[i:i + chunk] for i in range(0, len(moves), chunk)]
+    futures = [executor.submit(_judge_many, part, seconds, table_bits) for part in chunks]
+    checks: list[Check] = []
+    for part, future in zip(chunks, futures, strict=True):
+        checks += future.result()
+        advance(len(part))
+    return checks
+
+
+def compare_heuristics(agent: AgentSettings, solver: SolverSettings, heuristics: Sequence[str],
+                       seconds: float, games: int, seed: int, workers: int,
+                       advance: Advance) -> Summary:
+    """Every heuristic against every other in course mode, from random two-move openings (the
+    same opening once with each colour)."""
+    specs = [parse_spec(f"ours:{seconds:g}:{name}:course") for name in heuristics]
+    plan = make_plan(specs, games, seed, agent, solver, opening_plies=2)
+    start = time.monotonic()
+    outcomes = run_tournament(plan, workers, lambda _d, _t, _g: advance(1))
+    return summarize(plan, outcomes, workers=workers, elapsed=time.monotonic() - start)
