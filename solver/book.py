@@ -1,11 +1,14 @@
-"""The opening book: exact best moves for early positions, computed by our own solver.
+"""The opening book: moves that keep the game-theoretic outcome, computed by our own solver.
 
-The book holds positions where the agent is to move, each with the column that keeps the
-position's exact score and that score (Pons' scale, for the side to move).  ``solver.make_book``
-builds it; the engine plays from it before asking the solver, whose early positions take
-seconds to minutes.
+The book holds positions with what a move needs: a column that keeps the position's value and
+that value for the side to move, either its exact score (Pons' scale) or, where only the
+outcome was solved, the outcome (``BookEntry.exact`` tells which).  ``solver.make_book``
+builds it: every position up to ``BookInfo.complete_discs`` discs that any play can reach
+(outcome at least), and the agent's own path through the opening deeper (exact).  The engine
+plays from it before asking the solver, whose early positions take seconds to minutes, and
+the solver stops any line at a booked position of a complete layer (``Book.bounds``).
 
-A position and its mirror image have the same score, so the book stores each position once,
+A position and its mirror image have the same value, so the book stores each position once,
 under the smaller of its key and its mirror's key; a lookup through the mirror mirrors the
 column back.
 
@@ -14,12 +17,17 @@ File format (little-endian), checked on load:
 ======  =====================  ===========================================================
 offset  size                   content
 ======  =====================  ===========================================================
-0       8                      magic ``C4BOOK01``
+0       8                      magic ``C4BOOK02`` (``C4BOOK01``: no ``complete`` byte and no
+                               flags: every entry exact, no complete layer)
 8       4                      ``count``: number of positions (uint32)
-12      32                     SHA-256 of everything after the header
-44      8 * count              keys, strictly increasing (int64; a key is ``position + mask``)
-...     count                  scores (int8, Pons' scale)
+12      1                      ``complete``: every position with at most this many discs is in
+                               the book (uint8; 255: none)
+13      32                     SHA-256 of everything after the header
+45      8 * count              keys, strictly increasing (int64; a key is ``position + mask``)
+...     count                  scores (int8): the exact score, or with ``exact`` 0 the outcome
+                               (1 win, 0 draw, -1 loss)
 ...     count                  columns (int8, 0-6, in the stored orientation)
+...     count                  flags (uint8): 1 = the score is exact
 ======  =====================  ===========================================================
 """
 
@@ -33,11 +41,15 @@ from pathlib import Path
 import numpy as np
 
 from board import Board, bits
+from board.keys import canonical_key
 from settings import ConfigError
 from solver import core
 
-MAGIC = b"C4BOOK01"
-_HEADER = struct.Struct("<8sI32s")
+MAGIC = b"C4BOOK02"
+MAGIC_V1 = b"C4BOOK01"
+_HEADER = struct.Struct("<8sIB32s")
+_HEADER_V1 = struct.Struct("<8sI32s")
+NO_COMPLETE_LAYER = 255
 DEFAULT_BOOK_PATH = Path(__file__).resolve().parent / "data" / "book.bin"
 
 
@@ -45,13 +57,23 @@ class BookError(ConfigError):
     """The opening book file is missing, damaged or not a book (a configuration problem)."""
 
 
-def canonical_key(board: Board) -> tuple[int, bool]:
-    """The key the book stores ``board`` under, and whether that key is its mirror image's."""
-    key = board.key
-    mirrored = int(core.mirror(key))
-    if mirrored < key:
-        return mirrored, True
-    return key, False
+@dataclass(frozen=True, slots=True)
+class BookEntry:
+    """A booked position's answer, seen from the position looked up.
+
+    ``column`` (0-based) keeps the position's value: its exact ``score`` (Pons' scale) if
+    ``exact``, else its outcome, and ``score`` is then 1 (win) or -1 (loss); a draw is always
+    exact (0).
+    """
+
+    column: int
+    score: int
+    exact: bool
+
+    @property
+    def outcome(self) -> int:
+        """1 win, 0 draw, -1 loss, for the side to move."""
+        return (self.score > 0) - (self.score < 0)
 
 
 def decode_key(key: int) -> Board:
@@ -80,11 +102,14 @@ def decode_key(key: int) -> Board:
 
 @dataclass(frozen=True)
 class Book:
-    """Sorted canonical keys with their scores and columns (see the module docstring)."""
+    """Sorted canonical keys with their scores, columns and exact flags (see the module
+    docstring); every position with at most ``complete_discs`` discs is in it (-1: none)."""
 
     keys: np.ndarray
     scores: np.ndarray
     columns: np.ndarray
+    exact: np.ndarray
+    complete_discs: int = -1
 
     def __len__(self) -> int:
         return int(self.keys.size)
@@ -95,8 +120,8 @@ class Book:
             return i
         return -1
 
-    def lookup(self, board: Board) -> tuple[int, int] | None:
-        """``(column, score)`` for ``board`` (column 0-based, in ``board``'s orientation)."""
+    def lookup(self, board: Board) -> BookEntry | None:
+        """The entry for ``board`` (its column in ``board``'s orientation), or None."""
         key, mirrored = canonical_key(board)
         i = self._find(key)
         if i < 0:
@@ -104,60 +129,107 @@ class Book:
         col = int(self.columns[i])
         if mirrored:
             col = bits.WIDTH - 1 - col
-        return col, int(self.scores[i])
+        return BookEntry(col, int(self.scores[i]), bool(self.exact[i]))
 
     def column_scores(self, board: Board) -> dict[int, int]:
-        """The exact scores the book knows for ``board``'s columns: the best column's, if any."""
+        """The exact scores the book knows of ``board``'s legal columns (a winning move's
+        included), for the side to move."""
+        scores: dict[int, int] = {}
+        for col in board.legal_moves():
+            if board.is_winning_move(col):
+                scores[col] = int(core.win_now_score(board.moves))
+                continue
+            child = board.play_unchecked(col)
+            if child.is_full():
+                scores[col] = 0
+                continue
+            found = self.lookup(child)
+            if found is not None and found.exact:
+                scores[col] = -found.score
         found = self.lookup(board)
-        return {} if found is None else {found[0]: found[1]}
+        if found is not None and found.exact:
+            scores[found.column] = found.score
+        return scores
 
-    def entries(self) -> list[tuple[Board, int, int]]:
-        """Every stored ``(position, column, score)``, in the stored orientation."""
-        return [(decode_key(int(k)), int(c), int(s))
-                for k, c, s in zip(self.keys, self.columns, self.scores, strict=True)]
+    def bounds(self) -> tuple[np.ndarray, np.ndarray, int]:
+        """What the solver's core probes: the keys, a lower and an upper bound on each score
+        (an outcome gives a one-sided bound), and the layers it may probe (every position with
+        at most that many discs is booked)."""
+        exact = self.exact.astype(bool)
+        scores = self.scores.astype(np.int64)
+        low = np.where(exact | (scores >= 0), scores, core.MIN_SCORE)
+        high = np.where(exact | (scores <= 0), scores, core.MAX_SCORE)
+        return self.keys, np.stack([low, high], axis=1).astype(np.int8), self.complete_discs
+
+    def covers(self, board: Board) -> bool:
+        """True if ``board`` lies in the complete layers (the book has every such position)."""
+        return board.moves <= self.complete_discs
+
+    def entries(self) -> list[tuple[Board, BookEntry]]:
+        """Every stored position with its entry, in the stored orientation."""
+        return [(decode_key(int(k)), BookEntry(int(c), int(s), bool(e)))
+                for k, c, s, e in zip(self.keys, self.columns, self.scores, self.exact,
+                                      strict=True)]
 
 
-def build_book(entries: dict[int, tuple[int, int]]) -> Book:
-    """A book from ``{canonical key: (column, score)}`` (columns in the key's orientation)."""
+def build_book(entries: dict[int, BookEntry], complete_discs: int = -1) -> Book:
+    """A book from ``{canonical key: entry}`` (columns in the key's orientation)."""
     keys = np.array(sorted(entries), dtype=np.int64)
-    columns = np.array([entries[int(k)][0] for k in keys], dtype=np.int8)
-    scores = np.array([entries[int(k)][1] for k in keys], dtype=np.int8)
-    return Book(keys, scores, columns)
+    ordered = [entries[int(k)] for k in keys]
+    return Book(keys,
+                np.array([e.score for e in ordered], dtype=np.int8),
+                np.array([e.column for e in ordered], dtype=np.int8),
+                np.array([e.exact for e in ordered], dtype=np.uint8),
+                complete_discs)
 
 
 def save_book(book: Book, path: str | Path) -> None:
     payload = (book.keys.astype("<i8").tobytes() + book.scores.astype("i1").tobytes()
-               + book.columns.astype("i1").tobytes())
-    header = _HEADER.pack(MAGIC, len(book), hashlib.sha256(payload).digest())
+               + book.columns.astype("i1").tobytes() + book.exact.astype("u1").tobytes())
+    complete = NO_COMPLETE_LAYER if book.complete_discs < 0 else book.complete_discs
+    header = _HEADER.pack(MAGIC, len(book), complete, hashlib.sha256(payload).digest())
     Path(path).write_bytes(header + payload)
 
 
 def read_book(path: str | Path) -> Book:
-    """Read and check a book file; raises ``BookError`` saying what is wrong."""
+    """Read and check a book file (either format); raises ``BookError`` saying what is wrong."""
     path = Path(path)
     try:
         data = path.read_bytes()
     except OSError as exc:
         raise BookError(f"opening book {path}: cannot read: {exc.strerror or exc}") from None
-    if len(data) < _HEADER.size or data[:8] != MAGIC:
+    if data[:8] == MAGIC_V1 and len(data) >= _HEADER_V1.size:
+        _, count, digest = _HEADER_V1.unpack_from(data)
+        complete, width, payload = NO_COMPLETE_LAYER, 10, data[_HEADER_V1.size:]
+    elif data[:8] == MAGIC and len(data) >= _HEADER.size:
+        _, count, complete, digest = _HEADER.unpack_from(data)
+        width, payload = 11, data[_HEADER.size:]
+    else:
         raise BookError(f"opening book {path}: not a book file (bad magic)")
-    _, count, digest = _HEADER.unpack_from(data)
-    payload = data[_HEADER.size:]
-    if len(payload) != 10 * count:
+    if len(payload) != width * count:
         raise BookError(f"opening book {path}: {len(payload)} bytes of data for {count} entries,"
-                        f" expected {10 * count} (truncated?)")
+                        f" expected {width * count} (truncated?)")
     if hashlib.sha256(payload).digest() != digest:
         raise BookError(f"opening book {path}: checksum mismatch (damaged file)")
     keys = np.frombuffer(payload, dtype="<i8", count=count).astype(np.int64)
     scores = np.frombuffer(payload, dtype="i1", count=count, offset=8 * count).astype(np.int8)
     columns = np.frombuffer(payload, dtype="i1", count=count, offset=9 * count).astype(np.int8)
+    if width == 11:
+        exact = np.frombuffer(payload, dtype="u1", count=count, offset=10 * count).astype(np.uint8)
+    else:
+        exact = np.ones(count, dtype=np.uint8)
     if count and not (np.diff(keys) > 0).all():
         raise BookError(f"opening book {path}: keys are not strictly increasing")
     if count and not ((columns >= 0) & (columns < bits.WIDTH)).all():
         raise BookError(f"opening book {path}: a column is outside 0-{bits.WIDTH - 1}")
     if count and not (np.abs(scores.astype(np.int64)) <= bits.CELLS // 2).all():
         raise BookError(f"opening book {path}: a score is outside the possible range")
-    return Book(keys, scores, columns)
+    if count and not (exact <= 1).all():
+        raise BookError(f"opening book {path}: a flag is neither 0 nor 1")
+    if count and not (exact.astype(bool) | (np.abs(scores.astype(np.int64)) <= 1)).all():
+        raise BookError(f"opening book {path}: an outcome-only entry is not -1, 0 or 1")
+    return Book(keys, scores, columns, exact,
+                -1 if complete == NO_COMPLETE_LAYER else int(complete))
 
 
 _loaded: dict[Path, Book] = {}

@@ -6,31 +6,29 @@ import gzip
 import json
 import random
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
 from board import Board
+from board.keys import canonical_key
 from solver import Solver
 from solver.book import (
-    MAGIC,
+    MAGIC_V1,
     Book,
+    BookEntry,
     BookError,
     build_book,
-    canonical_key,
     decode_key,
     load_book,
     read_book,
     save_book,
 )
-from solver.make_book import (
-    DEFAULT_WORK_PATH,
-    SUMMARY_PATH,
-    Generator,
-    build,
-    packed,
-    read_work,
-)
+from solver.make_book.build import build
+from solver.make_book.cli import SUMMARY_PATH
+from solver.make_book.path import DEFAULT_WORK_PATH, Generator
+from solver.make_book.work import packed, read_records
 from tests.helpers import random_position
 
 
@@ -39,7 +37,8 @@ def small_book(tmp_path: Path) -> Path:
     key, mirrored = canonical_key(board)
     col = 5 if mirrored else 1  # "column 1 (0-based) from board's view", stored canonically
     path = tmp_path / "book.bin"
-    save_book(build_book({key: (col, -3), canonical_key(Board())[0]: (3, 1)}), path)
+    save_book(build_book({key: BookEntry(col, -3, True),
+                          canonical_key(Board())[0]: BookEntry(3, 1, False)}), path)
     return path
 
 
@@ -55,11 +54,29 @@ def test_decode_key_inverts_the_key() -> None:
 def test_lookup_through_the_mirror_mirrors_the_column(tmp_path: Path) -> None:
     book = read_book(small_book(tmp_path))
     assert len(book) == 2
-    assert book.lookup(Board()) == (3, 1)
-    assert book.lookup(Board.from_moves("1")) == (1, -3)
-    assert book.lookup(Board.from_moves("7")) == (5, -3)  # the mirror image of "1"
+    assert book.lookup(Board()) == BookEntry(3, 1, False)
+    assert book.lookup(Board.from_moves("1")) == BookEntry(1, -3, True)
+    assert book.lookup(Board.from_moves("7")) == BookEntry(5, -3, True)  # the mirror of "1"
     assert book.lookup(Board.from_moves("2")) is None
     assert book.column_scores(Board.from_moves("7")) == {5: -3}
+    # From the empty board: the children "1" and "7" are booked; the board's own entry is only
+    # an outcome, not a score.
+    assert book.column_scores(Board()) == {0: 3, 6: 3}
+
+
+def test_a_first_format_book_reads_as_exact_entries_without_a_complete_layer(
+        tmp_path: Path) -> None:
+    import hashlib
+    import struct
+
+    key = canonical_key(Board.from_moves("44"))[0]
+    payload = key.to_bytes(8, "little") + bytes([2]) + bytes([3])
+    path = tmp_path / "v1.bin"
+    path.write_bytes(struct.pack("<8sI32s", MAGIC_V1, 1, hashlib.sha256(payload).digest())
+                     + payload)
+    book = read_book(path)
+    assert book.lookup(Board.from_moves("44")) == BookEntry(3, 2, True)
+    assert book.complete_discs == -1 and not book.covers(Board())
 
 
 @pytest.mark.parametrize(("damage", "message"), [
@@ -88,7 +105,8 @@ def test_unsorted_keys_are_refused(tmp_path: Path) -> None:
     keys = [5, 3]
     payload = b"".join(k.to_bytes(8, "little") for k in keys) + bytes([1, 1]) + bytes([0, 0])
     path = tmp_path / "bad.bin"
-    path.write_bytes(struct.pack("<8sI32s", MAGIC, 2, hashlib.sha256(payload).digest()) + payload)
+    path.write_bytes(struct.pack("<8sI32s", MAGIC_V1, 2, hashlib.sha256(payload).digest())
+                     + payload)
     with pytest.raises(BookError, match="increasing"):
         read_book(path)
 
@@ -96,11 +114,11 @@ def test_unsorted_keys_are_refused(tmp_path: Path) -> None:
 def test_generator_resumes_from_its_work_file(tmp_path: Path) -> None:
     """A tiny book (late plies so it is quick): a second run solves nothing new."""
     work = tmp_path / "work.jsonl"
-    solver = Solver()
+    executor = ThreadPoolExecutor(1)
 
     def generator() -> Generator:
         g = Generator(work, first_full=20, second_full=20, max_ply=14, easy_seconds=5.0,
-                      solver=solver, stop_at=float("inf"))
+                      table_bits=24, executor=executor, stop_at=float("inf"))
         g.roots = lambda: iter([  # type: ignore[method-assign]
             (Board.from_moves("444444333333"), "444444333333", 13),
         ])
@@ -108,7 +126,7 @@ def test_generator_resumes_from_its_work_file(tmp_path: Path) -> None:
 
     g = generator()
     assert g.run()
-    first = read_work(work)
+    first = read_records(work)
     root = Board.from_moves("444444333333")
     child = root.play(first[canonical_key(root)[0]].column)
     replies = {canonical_key(child.play(r))[0] for r in child.legal_moves()
@@ -117,15 +135,15 @@ def test_generator_resumes_from_its_work_file(tmp_path: Path) -> None:
     again = generator()
     assert again.run() and again.new == 0
     work.write_text(work.read_text() + '{"moves": "12')  # a line torn by an interruption
-    assert read_work(work) == first
+    assert read_records(work) == first
     out = tmp_path / "book.bin"
-    info = build(work, out, tmp_path / "book.json")
+    info = build(out, tmp_path / "book.json", path_work=work, layers_work=None)
     book = read_book(out)
     assert info["positions"] == len(book) == len(first)
-    assert info["first_full"] == 20 and info["max_ply"] == 14
+    assert info["path"]["first_full"] == 20 and info["path"]["max_ply"] == 14
     for record in first.values():
         board = Board.from_moves(record.moves)
-        assert book.lookup(board) == (record.column, record.score)
+        assert book.lookup(board) == BookEntry(record.column, record.score, True)
 
 
 # --- the shipped book -----------------------------------------------------------------------
@@ -137,21 +155,22 @@ def shipped() -> Book:
 
 
 def test_shipped_book_entries_are_legal_positions_with_legal_moves(shipped: Book) -> None:
-    for board, col, score in shipped.entries():
-        assert not board.is_over() and board.can_play(col)
-        assert abs(score) <= (43 - board.moves) // 2
+    for board, entry in shipped.entries():
+        assert not board.is_over() and board.can_play(entry.column)
+        assert abs(entry.score) <= (43 - board.moves) // 2
+        assert entry.exact or abs(entry.score) == 1
 
 
 def test_shipped_book_covers_the_first_players_early_positions(shipped: Book) -> None:
     """Every position the agent reaches as first player up to the full plies is in the book."""
-    full = json.loads(SUMMARY_PATH.read_text())["first_full"]
+    full = json.loads(SUMMARY_PATH.read_text())["path"]["first_full"]
     level = [Board()]
     while level and level[0].moves <= full:
         following = []
         for board in level:
             found = shipped.lookup(board)
             assert found is not None, board
-            child = board.play(found[0])
+            child = board.play(found.column)
             if child.is_over():
                 continue
             following += [child.play(r) for r in child.legal_moves() if not child.play(r).is_over()]
@@ -163,11 +182,11 @@ def test_shipped_book_agrees_with_the_solver_on_a_sample(shipped: Book) -> None:
     keeps it."""
     solver = Solver()
     entries = [e for e in shipped.entries() if e[0].moves >= 12]
-    for board, col, score in random.Random(3).sample(entries, min(6, len(entries))):
-        solution = solver.solve(board)
-        assert solution is not None and solution.score == score, board
-        if not board.is_winning_move(col):
-            assert solver.is_at_most(board.play(col), -score)
+    for board, entry in random.Random(3).sample(entries, min(6, len(entries))):
+        solution = solver.solve(board, weak=not entry.exact)
+        assert solution is not None and solution.score == entry.score, board
+        if not board.is_winning_move(entry.column):
+            assert solver.is_at_most(board.play(entry.column), -entry.score)
 
 
 def test_work_file_and_summary_describe_the_shipped_book(shipped: Book) -> None:
@@ -176,21 +195,21 @@ def test_work_file_and_summary_describe_the_shipped_book(shipped: Book) -> None:
     assert summary["solver_seconds"] > 0
     lines = gzip.decompress(packed(DEFAULT_WORK_PATH).read_bytes()).decode().splitlines()
     records = [json.loads(line) for line in lines if line.startswith('{"moves"')]
-    assert len(records) == len(shipped)
+    assert len(records) == summary["path_positions"]
     for record in random.Random(4).sample(records, 50):
         found = shipped.lookup(Board.from_moves(record["moves"]))
-        assert found == (record["column"], record["score"])
+        assert found == BookEntry(record["column"], record["score"], True)
 
 
 def test_generator_meets_mirror_images_without_new_work(tmp_path: Path) -> None:
     """From a root's mirror image the generator walks the mirrored tree: nothing new to solve."""
-    solver = Solver()
     root = ("444444333333", Board.from_moves("444444333333"), 14)
     mirror = ("444444555555", Board.from_moves("444444555555"), 14)
     counts = []
     for name, roots in (("one", [root]), ("both", [root, mirror])):
         g = Generator(tmp_path / f"{name}.jsonl", first_full=20, second_full=20, max_ply=14,
-                      easy_seconds=5.0, solver=solver, stop_at=float("inf"))
+                      easy_seconds=5.0, table_bits=24, executor=ThreadPoolExecutor(1),
+                      stop_at=float("inf"))
         g.roots = lambda roots=roots: iter([(b, m, f) for m, b, f in roots])  # type: ignore[method-assign,misc]
         assert g.run()
         counts.append(g.new)
@@ -202,8 +221,8 @@ def test_a_fresh_clone_unpacks_the_shipped_work_file(tmp_path: Path) -> None:
     work.write_text('{"params": {"first_full": 4}}\n'
                     '{"moves": "4455", "column": 2, "score": 18, "nodes": 3, "seconds": 0.0,'
                     ' "easy": false}\n')
-    build(work, tmp_path / "book.bin", tmp_path / "book.json")
+    build(tmp_path / "book.bin", tmp_path / "book.json", path_work=work, layers_work=None)
     work.unlink()
-    records = read_work(work)  # unpacked from work.jsonl.gz
+    records = read_records(work)  # unpacked from work.jsonl.gz
     assert work.exists() and [r.moves for r in records.values()] == ["4455"]
-    assert json.loads((tmp_path / "book.json").read_text())["first_full"] == 4
+    assert json.loads((tmp_path / "book.json").read_text())["path"]["first_full"] == 4

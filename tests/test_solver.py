@@ -14,6 +14,7 @@ import pytest
 
 from board import Board, IllegalMove
 from solver import Solver, core, discs_to_end, outcome
+from solver.book import Book
 from tests.helpers import random_position
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -206,3 +207,38 @@ def test_same_results_without_compilation(solver: Solver) -> None:
         assert solution is not None and move is not None
         expected.append([solution.score, solution.nodes, move.column])
     assert json.loads(result.stdout) == expected
+
+
+def _book_of_children(board: Board, exact: bool) -> tuple[Book, int]:
+    """A book holding every child of ``board`` (its exact score, or only its outcome), as a
+    complete layer, and the nodes a plain solver needs to solve ``board``."""
+    from board.keys import canonical_key
+    from solver.book import BookEntry, build_book
+
+    plain = Solver()
+    solution = plain.solve(board, weak=not exact)
+    assert solution is not None
+    entries = {}
+    for col in board.legal_moves():
+        child = board.play(col)
+        if child.is_over():
+            continue
+        move = plain.best_move(child)
+        assert move is not None
+        key, mirrored = canonical_key(child)
+        column = 6 - move.column if mirrored else move.column
+        score = move.score if exact else (move.score > 0) - (move.score < 0)
+        entries[key] = BookEntry(column, score, exact or score == 0)
+    return build_book(entries, complete_discs=board.moves + 1), solution.nodes
+
+
+@pytest.mark.parametrize("exact", [True, False])
+def test_a_line_reaching_a_booked_position_stops_there(exact: bool) -> None:
+    moves = "4642332434166445"  # Pons Middle-Medium: tens of thousands of nodes without a book
+    board = Board.from_moves(moves)
+    book, plain_nodes = _book_of_children(board, exact)
+    plain = Solver().solve(board, weak=not exact)
+    booked = Solver(book=book).solve(board, weak=not exact)
+    assert plain is not None and booked is not None
+    assert booked.score == plain.score
+    assert booked.nodes < plain_nodes / 10 and booked.nodes <= 50

@@ -13,6 +13,7 @@ import pytest
 import agent
 from board import Board
 from solver import Solver
+from tests.helpers import assert_option_refused
 
 ROOT = Path(__file__).resolve().parent.parent
 Cap = pytest.CaptureFixture[str]
@@ -80,13 +81,14 @@ def test_analyze_json_gives_every_columns_exact_score(capsys: Cap, monkeypatch: 
     board = Board.from_moves(moves)
     expected = Solver().column_scores(board)
     columns = {c["column"]: c for c in reply["columns"]}
-    assert all(c["pons_column"] == c["column"] + 1 for c in reply["columns"])
+    assert sorted(columns) == list(range(7))  # 0-6, as the server counts
     for col in range(7):
         if board.can_play(col):
-            assert columns[col]["exact"] and columns[col]["score"] == expected[col]
+            assert columns[col]["proven"] == expected[col] and columns[col]["estimate"] is None
         else:
-            assert not columns[col]["playable"] and columns[col]["score"] is None
-    assert reply["all_exact"] and reply["best"]["score"] == 4
+            assert not columns[col]["playable"] and columns[col]["proven"] is None
+    assert reply["all_proven"] and reply["best"] == {"column": reply["best"]["column"],
+                                                      "proven": True, "outcome": 1, "score": 4}
     assert expected[reply["best"]["column"]] == 4
 
 
@@ -95,10 +97,11 @@ def test_analyze_marks_unproven_columns_as_estimates(capsys: Cap, monkeypatch: p
                        "--time", "0.3")
     assert code == 0
     reply = json.loads(out)
-    assert not reply["all_exact"]
-    estimates = [c for c in reply["columns"] if not c["exact"]]
-    assert estimates and all(c["source"] == "heuristic" and c["score"] is not None
+    assert not reply["all_proven"]
+    estimates = [c for c in reply["columns"] if c["proven"] is None]
+    assert estimates and all(c["source"] == "heuristic" and c["estimate"] is not None
                              for c in estimates)
+    assert not reply["best"]["proven"]
 
 
 def test_analyze_text_shows_board_scores_and_best_move(capsys: Cap, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -106,11 +109,15 @@ def test_analyze_text_shows_board_scores_and_best_move(capsys: Cap, monkeypatch:
                        "--no-book")
     assert code == 0
     assert "0 1 2 3 4 5 6" in out
-    assert "O to move (player 2)" in out
-    assert "column 5:       full" in out
-    assert "column 6:   -1  loss: we lose in 4 discs (solver)  <- best" in out
-    assert "column 7:   -2  loss: we lose in 2 discs (solver)" in out
-    assert "best move: column 6 (0-based 5), exact" in out
+    assert "O to move (player 2); columns 0-6 as the server counts them" in out
+    lines = out.splitlines()
+    header = next(line for line in lines if line.startswith("column"))
+    assert "proven" in header and "heuristic estimate (unproven)" in header
+    assert "     4  full" in lines
+    assert any(line.startswith("     5  loss in 4 discs, -1 (solver)") and
+               line.endswith("<- best") for line in lines)
+    assert "     6  loss in 2 discs, -2 (solver)" in lines
+    assert lines[-1].startswith("best move: column 5, proven: loss in 4 discs, -1 (solver)")
 
 
 @pytest.mark.parametrize(("moves", "message"), [
@@ -127,7 +134,8 @@ def test_analyze_errors_are_one_line(capsys: Cap, monkeypatch: pytest.MonkeyPatc
 
 def test_analyze_rejects_a_bad_time(capsys: Cap, monkeypatch: pytest.MonkeyPatch) -> None:
     code, _, err = run(capsys, monkeypatch, "", "analyze", "44", "--time", "-1")
-    assert code == 2 and err.startswith("error: --time")
+    assert code == 2
+    assert_option_refused(err, "analyze", "--time", "must be a number of seconds")
 
 
 def test_solve_as_a_subprocess_pipes_like_pons_solver() -> None:
@@ -138,14 +146,19 @@ def test_solve_as_a_subprocess_pipes_like_pons_solver() -> None:
     assert len(result.stdout.splitlines()) == 20
 
 
-def test_analyze_prefers_the_books_column_to_unproven_estimates(capsys: Cap,
-                                                                monkeypatch: pytest.MonkeyPatch) -> None:
-    # "44444": the book knows the position is lost (-1) and which column loses slowest; the
-    # other columns cannot be proven in 0.2 s, and cannot be better than the book's.
+def test_analyze_takes_the_books_scores_and_its_best_column(capsys: Cap,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    # "44444": the book knows the position (lost, -1) and every reply to it exactly.
     code, out, _ = run(capsys, monkeypatch, "", "analyze", "44444", "--json", "--time", "0.2")
     assert code == 0
     reply = json.loads(out)
+    from solver.book import load_book
+
+    entry = load_book().lookup(Board.from_moves("44444"))
+    assert entry is not None and entry.exact
     book = [c for c in reply["columns"] if c["source"] == "book"]
-    assert len(book) == 1 and book[0]["exact"]
-    assert reply["best"] == {"column": book[0]["column"], "pons_column": book[0]["column"] + 1,
-                             "score": book[0]["score"], "exact": True}
+    assert book and all(c["proven"] is not None for c in book)
+    assert max(c["proven"] for c in book) == entry.score
+    best = reply["best"]
+    assert best["score"] == entry.score and best["proven"]
+    assert reply["columns"][best["column"]]["proven"] == entry.score

@@ -1,0 +1,145 @@
+"""The generator's command line: ``python -m solver.make_book layers|path|build``.
+
+Exit codes: 0 done, 2 bad usage (an unreachable cluster included), 3 stopped by ``--hours``,
+130 interrupted (Ctrl-C; everything solved so far is in the work file).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from settings import UsageError
+from solver.book import DEFAULT_BOOK_PATH
+from solver.make_book import layers, path
+from solver.make_book.build import build
+from solver.make_book.executors import default_workers, open_executor
+from solver.table import MAX_BITS, MIN_BITS
+from terminal import progress
+
+DEFAULT_LAYERS_WORK = DEFAULT_BOOK_PATH.with_name("layers-work.jsonl")
+SUMMARY_PATH = DEFAULT_BOOK_PATH.with_name("book.json")
+EXIT_USAGE = 2
+EXIT_OUT_OF_TIME = 3
+EXIT_INTERRUPTED = 130
+
+
+def _table_bits(text: str) -> int:
+    value = int(text)
+    if not MIN_BITS <= value <= MAX_BITS:
+        raise argparse.ArgumentTypeError(f"must be {MIN_BITS}-{MAX_BITS}")
+    return value
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def _add_executor_options(parser: argparse.ArgumentParser) -> None:
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--workers", type=_positive_int, default=None, metavar="N",
+                       help=f"local worker processes (default: one per core, {default_workers()} here)")
+    where.add_argument("--scheduler", metavar="ADDRESS",
+                       help="run on a Dask cluster instead, e.g. tcp://10.0.0.5:8786"
+                            " (needs the 'cluster' extra)")
+    parser.add_argument("--table-bits", type=_table_bits, default=26, metavar="B",
+                        help="each worker's solver table: about 2**B entries of 4 bytes (default 26)")
+    parser.add_argument("--hours", type=float, default=None, metavar="H",
+                        help="send no new work after H hours")
+    parser.add_argument("--quiet", action="store_true",
+                        help="no progress (into a log, progress is a line now and then anyway)")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m solver.make_book",
+                                     description=sys.modules["solver.make_book"].__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    lay = sub.add_parser("layers", help="solve every position with a given number of discs")
+    lay.add_argument("--discs", type=int, default=8, choices=range(0, 13), metavar="N",
+                     help="the layer to solve completely (default 8)")
+    lay.add_argument("--work", type=Path, default=DEFAULT_LAYERS_WORK, metavar="FILE",
+                     help="the work file to append to and resume from (default: %(default)s)")
+    lay.add_argument("--chunk", type=_positive_int, default=64, metavar="K",
+                     help="positions per task (neighbours in key order; default 64)")
+    _add_executor_options(lay)
+    pth = sub.add_parser("path", help="solve the agent's own path through the opening exactly")
+    pth.add_argument("--work", type=Path, default=path.DEFAULT_WORK_PATH, metavar="FILE",
+                     help="the work file to append to and resume from (default: %(default)s)")
+    pth.add_argument("--first-full", type=int, default=6, metavar="PLY",
+                     help="as first player, every position up to PLY discs (default 6)")
+    pth.add_argument("--second-full", type=int, default=3, metavar="PLY",
+                     help="as second player, every position up to PLY discs (default 3)")
+    pth.add_argument("--max-ply", type=int, default=20, metavar="PLY",
+                     help="no position with more discs (default 20)")
+    pth.add_argument("--easy", type=float, default=0.3, metavar="S",
+                     help="a position a fresh solver settles in S seconds is easy (default 0.3)")
+    _add_executor_options(pth)
+    bld = sub.add_parser("build", help="write the book file from the work files")
+    bld.add_argument("--layers-work", type=Path, default=DEFAULT_LAYERS_WORK, metavar="FILE",
+                     help="the complete layer's work file (default: %(default)s)")
+    bld.add_argument("--path-work", type=Path, default=path.DEFAULT_WORK_PATH, metavar="FILE",
+                     help="the path's work file (default: %(default)s)")
+    bld.add_argument("--out", type=Path, default=DEFAULT_BOOK_PATH, metavar="FILE",
+                     help="the book to write (default: %(default)s)")
+    bld.add_argument("--summary", type=Path, default=SUMMARY_PATH, metavar="FILE",
+                     help="the build's summary, JSON (default: %(default)s)")
+    return parser
+
+
+def _finishing(running: int) -> None:
+    print(f"stopping: waiting for the {running} chunk(s) already running to be recorded;"
+          " Ctrl-C again to abandon them", file=sys.stderr)
+
+
+def _run_layers(args: argparse.Namespace, stop_at: float) -> int:
+    total, done = layers.count(args.discs, args.work)
+    print(f"layer {args.discs}: {total} positions, {done} already in {args.work}",
+          file=sys.stderr)
+    with progress(total - done, f"layer {args.discs}", enabled=not args.quiet) as advance, \
+            open_executor(args.workers, args.scheduler) as executor:
+        run = layers.generate(args.discs, args.work, executor, table_bits=args.table_bits,
+                              chunk=args.chunk, in_flight=2 * (args.workers or default_workers()),
+                              stop_at=stop_at, on_interrupt=_finishing,
+                              progress=lambda solved, _seconds: advance(solved))
+    print(f"layer {args.discs}: {run.solved} positions solved in {run.seconds:.0f} s;"
+          f" {run.done + run.solved} of {run.total} in {args.work}", file=sys.stderr)
+    return 0 if run.complete else EXIT_OUT_OF_TIME
+
+
+def _run_path(args: argparse.Namespace, stop_at: float) -> int:
+    with open_executor(args.workers, args.scheduler) as executor:
+        generator = path.Generator(args.work, args.first_full, args.second_full, args.max_ply,
+                                   args.easy, args.table_bits, executor, stop_at,
+                                   None if args.quiet else path.print_record)
+        complete = generator.run()
+    print(f"{'complete' if complete else 'stopped by --hours'}: {generator.new} new positions,"
+          f" {len(generator.records)} in {args.work}", file=sys.stderr)
+    return 0 if complete else EXIT_OUT_OF_TIME
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    if args.command == "build":
+        info = build(args.out, args.summary, path_work=args.path_work,
+                     layers_work=args.layers_work)
+        print(json.dumps(info, indent=2))
+        return 0
+    stop_at = time.monotonic() + (args.hours * 3600 if args.hours else float("inf"))
+    try:
+        if args.command == "layers":
+            return _run_layers(args, stop_at)
+        return _run_path(args, stop_at)
+    except UsageError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("interrupted: what was solved is in the work file; run again to go on",
+              file=sys.stderr)
+        return EXIT_INTERRUPTED

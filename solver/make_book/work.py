@@ -1,0 +1,153 @@
+"""Work files: the solved positions a book is built from, one JSON object per line.
+
+A record says, for the position after ``moves`` (Pons' 1-based move string), which ``column``
+(0-based, in that orientation) keeps its ``score``: the exact score (Pons' scale, for the side
+to move) when ``exact``, else only the outcome (1 win, 0 draw, -1 loss).  ``nodes`` and
+``seconds`` say what it cost; ``easy`` is the path generator's mark (``solver.make_book.path``).
+A line ``{"params": {...}}`` records the parameters of a run.
+
+Only the generator's parent process writes a work file, a whole line at a time, so an
+interruption can at worst cut the last line short: reading skips a line that is not JSON.
+A work file ``F`` may be shipped compressed as ``F.gz``; the first run in a fresh clone unpacks
+it, and later runs append to the plain file.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from board import Board, bits
+from board.keys import canonical_key
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """One solved position (see the module docstring)."""
+
+    moves: str
+    column: int
+    score: int
+    exact: bool
+    nodes: int
+    seconds: float
+    easy: bool = False
+
+    def to_json(self) -> str:
+        data: dict[str, Any] = {"moves": self.moves, "column": self.column, "score": self.score,
+                                "exact": self.exact, "nodes": self.nodes,
+                                "seconds": round(self.seconds, 4)}
+        if self.easy:
+            data["easy"] = True
+        return json.dumps(data, separators=(",", ":"))
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Record:
+        # Records written before outcome-only solves existed have no "exact": they were exact.
+        return cls(str(data["moves"]), int(data["column"]), int(data["score"]),
+                   bool(data.get("exact", True)), int(data["nodes"]), float(data["seconds"]),
+                   bool(data.get("easy", False)))
+
+    def board(self) -> Board:
+        return Board.from_moves(self.moves)
+
+    def canonical(self) -> tuple[int, int]:
+        """The book's key for the position and the column in that key's orientation."""
+        key, mirrored = canonical_key(self.board())
+        return key, bits.WIDTH - 1 - self.column if mirrored else self.column
+
+
+def packed(work: Path) -> Path:
+    """The compressed copy of a work file, which is what may be shipped."""
+    return work.with_name(work.name + ".gz")
+
+
+def work_text(path: Path) -> str:
+    """A work file's text (``.gz``: compressed); a missing work file is unpacked from its
+    shipped compressed copy if there is one."""
+    if path.suffix == ".gz":
+        return gzip.decompress(path.read_bytes()).decode()
+    if not path.exists() and packed(path).exists():
+        path.write_bytes(gzip.decompress(packed(path).read_bytes()))
+    return path.read_text() if path.exists() else ""
+
+
+def _lines(path: Path) -> Iterable[dict[str, Any]]:
+    for line in work_text(path).splitlines():
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError:
+            continue  # a line cut short by an interruption
+        if isinstance(data, dict):
+            yield data
+
+
+def read_records(path: Path) -> dict[int, Record]:
+    """The records of a work file by the book's (canonical) key; the last record of a key wins."""
+    records: dict[int, Record] = {}
+    for data in _lines(path):
+        if "moves" in data:
+            record = Record.from_json(data)
+            records[record.canonical()[0]] = record
+    return records
+
+
+def read_params(path: Path) -> dict[str, Any]:
+    """The parameters of the last run recorded in a work file ({} if none)."""
+    params: dict[str, Any] = {}
+    for data in _lines(path):
+        if isinstance(data.get("params"), dict):
+            params = data["params"]
+    return params
+
+
+class WorkFile:
+    """Appends records (and run parameters) to a work file, a whole line at a time.
+
+    The file is opened for each write, not held open: a run lasts hours, and if the file is
+    replaced meanwhile (a ``git checkout`` of a committed copy, a copy from another machine),
+    what the run solves from then on still lands in the file at ``path``, not in a deleted one.
+    A line cut short by an earlier interruption is ended before the next one is written.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        work_text(path)  # unpack the shipped copy before appending to it
+        path.parent.mkdir(parents=True, exist_ok=True)
+
+    def params(self, params: dict[str, Any]) -> None:
+        self._write(json.dumps({"params": params}, separators=(",", ":")))
+
+    def append(self, records: Iterable[Record]) -> None:
+        self._write("\n".join(record.to_json() for record in records))
+
+    def _write(self, text: str) -> None:
+        if not text:
+            return
+        with self.path.open("a+b") as handle:
+            handle.seek(0, 2)
+            if handle.tell() > 0:
+                handle.seek(-1, 2)
+                if handle.read(1) != b"\n":
+                    text = "\n" + text
+            handle.write((text + "\n").encode())
+
+    def close(self) -> None:
+        """Nothing to release (the file is opened per write); kept for ``with``."""
+
+    def __enter__(self) -> WorkFile:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def pack(path: Path) -> Path:
+    """Write the compressed copy of ``path`` (the same bytes for the same text) and return it."""
+    target = packed(path)
+    target.write_bytes(gzip.compress(path.read_bytes(), mtime=0))
+    return target

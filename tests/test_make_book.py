@@ -1,0 +1,277 @@
+"""The book generator: complete layers solved through an executor (a local process pool, a Dask
+cluster on loopback), resumed from the work file after Ctrl-C, and the build's derivation of
+the shallower layers."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from board import Board
+from board.keys import canonical_key
+from solver import Solver
+from solver.book import BookEntry, BookError, read_book
+from solver.make_book import cli
+from solver.make_book.build import build, derive
+from solver.make_book.executors import open_executor
+from solver.make_book.layers import generate, mirror_moves, positions_after
+from solver.make_book.work import Record, WorkFile, read_records
+from tests.helpers import default_ctrl_c, random_position
+
+ROOT = Path(__file__).resolve().parent.parent
+# Distinct positions after 0..6 discs (none is over yet), mirror images counted apart.
+KNOWN_COUNTS = [1, 7, 49, 238, 1120, 4263, 16422]
+
+
+def test_positions_after_lists_every_position_once_up_to_mirror_images() -> None:
+    for discs, expected in enumerate(KNOWN_COUNTS):
+        found = positions_after(discs)
+        total = 0
+        for key, moves in found.items():
+            board = Board.from_moves(moves)
+            assert board.key == key == canonical_key(board)[0] and board.moves == discs
+            total += 1 if Board.from_moves(mirror_moves(moves)).key == key else 2
+        assert total == expected
+
+
+def test_positions_after_leaves_out_finished_games() -> None:
+    found = positions_after(7)
+    assert all(not Board.from_moves(m).is_over() for m in found.values())
+    # 54,859 positions after 7 discs, 728 of them won by the first player's 4th disc.
+    total = sum(1 if Board.from_moves(mirror_moves(m)).key == k else 2 for k, m in found.items())
+    assert total == 54_859 - 728
+
+
+def prefill(work: Path, discs: int, missing: int, seed: int = 1) -> list[str]:
+    """A work file with every position of the layer but ``missing`` (returned) answered.
+
+    The answers written are placeholders: only which positions are done matters here.
+    """
+    layer = positions_after(discs)
+    left_out = set(random.Random(seed).sample(sorted(layer), missing))
+    with work.open("w") as handle:
+        for key, moves in layer.items():
+            if key not in left_out:
+                handle.write(Record(moves, 3, 0, True, 0, 0.0).to_json() + "\n")
+    return [layer[key] for key in sorted(left_out)]
+
+
+def check_solved(records: dict[int, Record], expected: list[str]) -> None:
+    """Every position of ``expected`` has a record whose outcome and column the solver confirms."""
+    solver = Solver(24)
+    for moves in expected:
+        board = Board.from_moves(moves)
+        record = records[board.key]
+        assert record.moves == moves
+        truth = solver.solve(board, weak=True)
+        assert truth is not None and (record.score > 0) - (record.score < 0) == truth.score
+        if board.is_winning_move(record.column):
+            assert truth.score == 1
+        else:
+            after = solver.solve(board.play(record.column), weak=True)
+            assert after is not None and -after.score == truth.score  # the column keeps it
+
+
+def test_generate_solves_what_the_work_file_lacks_and_then_nothing(tmp_path: Path) -> None:
+    work = tmp_path / "work.jsonl"
+    missing = prefill(work, 8, 5)
+    with open_executor(workers=1) as executor:
+        run = generate(8, work, executor, table_bits=24, chunk=2)
+        assert (run.solved, run.complete) == (5, True)
+        assert run.total == run.done + run.solved == len(positions_after(8))
+        check_solved(read_records(work), missing)
+        again = generate(8, work, executor, table_bits=24)
+    assert (again.solved, again.complete) == (0, True)
+
+
+def test_generate_sends_nothing_after_its_stop_time(tmp_path: Path) -> None:
+    work = tmp_path / "work.jsonl"
+    prefill(work, 8, 3)
+    with open_executor(workers=1) as executor:
+        run = generate(8, work, executor, table_bits=24, stop_at=time.monotonic() - 1)
+    assert (run.solved, run.complete) == (0, False)
+
+
+def test_ctrl_c_keeps_what_was_solved_and_a_second_run_finishes(tmp_path: Path) -> None:
+    work = tmp_path / "work.jsonl"
+    missing = prefill(work, 8, 40, seed=2)
+    before = len(read_records(work))
+    command = [sys.executable, "-m", "solver.make_book", "layers", "--work", str(work),
+               "--workers", "1", "--chunk", "1", "--table-bits", "24", "--quiet"]
+    proc = subprocess.Popen(command, cwd=ROOT, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True, preexec_fn=default_ctrl_c)
+    try:
+        deadline = time.monotonic() + 120
+        while len(read_records(work)) < before + 2 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        os.killpg(proc.pid, signal.SIGINT)  # as Ctrl-C does: the whole process group
+        _, err = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+    assert proc.returncode == cli.EXIT_INTERRUPTED, err
+    assert "interrupted" in err and "Traceback" not in err
+    for line in work.read_text().splitlines():
+        json.loads(line)  # every line whole
+    solved_then = len(read_records(work)) - before
+    assert 2 <= solved_then < len(missing)
+    assert cli.main(["layers", "--work", str(work), "--workers", "1", "--table-bits", "24",
+                     "--quiet"]) == 0
+    records = read_records(work)
+    assert len(records) == len(positions_after(8))
+    check_solved(records, random.Random(3).sample(missing, 10))
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture
+def dask_cluster(tmp_path: Path) -> Iterator[str]:
+    """A Dask scheduler and one worker process on 127.0.0.1, started as a user would."""
+    pytest.importorskip("distributed")
+    port = _free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    scheduler = subprocess.Popen(
+        [sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", str(port),
+         "--no-dashboard"], cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "distributed.cli.dask_worker", address, "--nworkers", "1", "--nthreads", "1",
+         "--host", "127.0.0.1", "--no-dashboard"], cwd=ROOT, stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL)
+    try:
+        from distributed import Client
+
+        with Client(address, timeout="60s") as client:
+            client.wait_for_workers(1, timeout=60)
+        yield address
+    finally:
+        for proc in (worker, scheduler):
+            proc.terminate()
+        for proc in (worker, scheduler):
+            proc.wait(timeout=30)
+
+
+def test_layers_run_on_a_dask_cluster(tmp_path: Path, dask_cluster: str) -> None:
+    work = tmp_path / "work.jsonl"
+    missing = prefill(work, 8, 4, seed=4)
+    code = cli.main(["layers", "--work", str(work), "--scheduler", dask_cluster,
+                     "--table-bits", "24", "--chunk", "1", "--quiet"])
+    assert code == 0
+    check_solved(read_records(work), missing)
+
+
+def test_an_unreachable_scheduler_is_one_clear_error(tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("distributed")
+    address = f"tcp://127.0.0.1:{_free_port()}"  # nobody listens there
+    code = cli.main(["layers", "--work", str(tmp_path / "w.jsonl"), "--scheduler", address,
+                     "--quiet"])
+    err = capsys.readouterr().err
+    assert code == cli.EXIT_USAGE
+    assert f"cannot reach the Dask scheduler at {address}" in err and "Traceback" not in err
+    assert not (tmp_path / "w.jsonl").exists()
+
+
+# --- the build -------------------------------------------------------------------------------
+
+
+def _children_known(board: Board, solver: Solver, exact: bool) -> dict[int, BookEntry]:
+    known = {}
+    for col in board.legal_moves():
+        child = board.play(col)
+        if child.is_over():
+            continue
+        solution = solver.solve(child, weak=not exact)
+        assert solution is not None
+        known[canonical_key(child)[0]] = BookEntry(0, solution.score, exact or solution.score == 0)
+    return known
+
+
+@pytest.mark.parametrize("exact", [True, False])
+def test_derive_gives_the_solvers_value_and_a_column_keeping_it(exact: bool) -> None:
+    rng = random.Random(5)
+    solver = Solver(24)
+    for _ in range(25):
+        board, _ = random_position(rng, 22, 34)
+        entry = derive(board, _children_known(board, solver, exact))
+        truth = solver.solve(board, weak=not exact)
+        assert entry is not None and truth is not None
+        wins_now = any(board.is_winning_move(c) for c in board.legal_moves())
+        assert entry.exact == (exact or truth.score == 0 or wins_now)
+        if entry.exact and not exact:
+            assert entry.outcome == truth.score
+        else:
+            assert entry.score == truth.score
+        if not board.is_winning_move(entry.column):
+            after = solver.solve(board.play(entry.column), weak=not entry.exact)
+            assert after is not None and -after.score == entry.score
+
+
+def test_derive_needs_every_child() -> None:
+    board = Board.from_moves("4444")
+    assert derive(board, {}) is None
+
+
+def _write(path: Path, lines: list[dict[str, object]]) -> None:
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+
+
+def test_build_prefers_the_paths_exact_score_and_refuses_a_disagreement(tmp_path: Path) -> None:
+    moves = "4444333322"  # not a position of the complete layers: merged as it is
+    solver = Solver(24)
+    solution = solver.solve(Board.from_moves(moves))
+    move = solver.best_move(Board.from_moves(moves))
+    assert solution is not None and move is not None and solution.score != 0
+    sign = 1 if solution.score > 0 else -1
+    layers = tmp_path / "layers.jsonl"
+    path = tmp_path / "path.jsonl"
+    _write(layers, [{"params": {"layer": 8}},
+                    {"moves": moves, "column": move.column, "score": sign, "exact": False,
+                     "nodes": 1, "seconds": 0.1}])
+    _write(path, [{"moves": moves, "column": move.column, "score": solution.score,
+                   "nodes": 1, "seconds": 0.1}])
+    info = build(tmp_path / "book.bin", tmp_path / "book.json", path_work=path,
+                 layers_work=layers, pack_work=False)
+    book = read_book(tmp_path / "book.bin")
+    assert book.lookup(Board.from_moves(moves)) == BookEntry(move.column, solution.score, True)
+    assert info["complete_discs"] == -1 and not book.covers(Board())  # the layer is unfinished
+    _write(path, [{"moves": moves, "column": move.column, "score": -solution.score,
+                   "nodes": 1, "seconds": 0.1}])
+    with pytest.raises(BookError, match=f"position {moves}: .* disagree"):
+        build(tmp_path / "book.bin", tmp_path / "book.json", path_work=path, layers_work=layers,
+              pack_work=False)
+
+
+def test_the_work_file_keeps_records_written_after_it_was_replaced(tmp_path: Path) -> None:
+    """A run lasts hours: if its work file is replaced meanwhile (say, by a checkout of an older
+    committed copy), what it solves next still lands in the file, and a line an interruption
+    cut short does not swallow the next one."""
+    path = tmp_path / "work.jsonl"
+    first, second, third = (Record(m, 0, 1, False, 5, 0.1) for m in ("4444", "4445", "4446"))
+    with WorkFile(path) as out:
+        out.append([first])
+        older = tmp_path / "older.jsonl"
+        older.write_text(first.to_json()[:20])  # an older copy whose last line was cut short
+        older.replace(path)
+        out.append([second])
+        path.unlink()
+        out.append([third])
+        out.append([first])
+    assert [r.moves for r in read_records(path).values()] == ["4446", "4444"]
+    older.write_text(first.to_json()[:20])
+    older.replace(path)
+    with WorkFile(path) as out:
+        out.append([second])
+    assert [r.moves for r in read_records(path).values()] == ["4445"]
