@@ -1,6 +1,6 @@
 """Command line of the Connect Four agent: parses arguments and hands over to the packages.
 
-    python agent.py move "4453" --time 1       # our move in a position (Pons' 1-based moves)
+    python agent.py move "4453" --time 1       # our move after a move string (Pons' notation)
     python agent.py evaluate "4453"            # the static evaluation
     python agent.py -o | online                # ranked games against the course server
     python agent.py -s | stats                 # the server's stats for us
@@ -10,22 +10,28 @@
     python agent.py play                       # play the agent yourself
     python agent.py solve < positions          # exact scores (Pons' benchmark format)
     python agent.py analyze "4453"             # per-column exact scores
+    python agent.py report --out report        # measurements and figures for the report
 
 Each command's work lives in a ``cli`` module of its package, imported only when the command
-runs, so a quick command does not pay for loading the web server or the plotting library.
-The flags ``-l``, ``-o`` and ``-s`` of the course's skeleton keep working.
+runs, so a quick command does not pay for loading the web server or the plotting library.  A
+command is called with the parsed arguments and the time ``main`` started (a move's time
+counts from there: loading is part of it).  The flags ``-l``, ``-o`` and ``-s`` of the
+course's skeleton keep working.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from pathlib import Path
 
-# command -> (module, function); the function takes the parsed arguments and returns the
-# exit code.  The module may define USER_ERRORS: exceptions printed as one line (exit 2).
+# command -> (module, function); the function takes the parsed arguments and the time main()
+# started, and returns the exit code.  What a user can fix (settings.UsageError, a board
+# error, a server refusing or failing) is printed as one line, exit code 2.
 COMMANDS: dict[str, tuple[str, str]] = {
     "move": ("engine.cli", "move_command"),
     "evaluate": ("engine.cli", "evaluate_command"),
@@ -36,8 +42,13 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "tournament": ("arena.cli", "tournament_command"),
     "play": ("arena.cli", "play_command"),
     "solve": ("solver.cli", "solve_command"),
-    "analyze": ("solver.cli", "analyze_command"),
+    "analyze": ("engine.analyze", "analyze_command"),
+    "report": ("reporting.cli", "report_command"),
 }
+MAX_DEPTH = 42  # plies: no search needs to look further than the board holds
+# Everywhere else a column is 0-6, as the server counts; a move string is Pons' notation.
+MOVES_HELP = ('the moves played so far as a move string, in Pons\' notation: 1-based columns'
+              ' ("4453"; "" = the empty board)')
 
 SKELETON_FLAGS = {"-l": "local", "--local": "local", "-o": "online", "--online": "online",
                   "-s": "stats", "--stats": "stats"}
@@ -49,37 +60,89 @@ def _add_config(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", metavar="PATH", help="settings file (default: config.toml)")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+def seconds(text: str) -> float:
+    """A ``--time`` value, by the one rule for times per move (``timecontrol``)."""
+    from timecontrol.limit import seconds_problem
+
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    problem = seconds_problem(value)
+    if problem is not None:
+        raise argparse.ArgumentTypeError(problem)
+    return value
+
+
+def whole(low: int, high: int | None = None) -> type[int]:
+    """An argparse type: a whole number from ``low`` (to ``high``)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if value < low or (high is not None and value > high):
+            bound = f"{low}-{high}" if high is not None else f"at least {low}"
+            raise argparse.ArgumentTypeError(f"must be {bound}, not {value}")
+        return value
+
+    parse.__name__ = "whole number"
+    return parse  # type: ignore[return-value]
+
+
+def _add_mode(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--mode", choices=("course", "strongest"), default=None,
+                        help="course: the heuristic search alone (the assignment's algorithm);"
+                             " strongest: opening book, exact solver, then the search"
+                             " (default: agent.mode in the config)")
+
+
+def _add_time(parser: argparse.ArgumentParser, default: str) -> None:
+    parser.add_argument("--time", type=seconds, default=None, metavar="SECONDS",
+                        help=f"seconds per move (default: {default})")
+
+
+class AgentParser(argparse.ArgumentParser):
+    """The command line's parser, which knows its commands' own parsers (for their usage)."""
+
+    commands: Mapping[str, argparse.ArgumentParser]
+
+
+def build_parser() -> AgentParser:
+    parser = AgentParser(
         prog="agent.py",
         description="A Connect Four agent for the EDAP01 course server.",
         epilog="The course skeleton's flags still work: -l/--local, -o/--online, -s/--stats.",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    parser.commands = sub.choices
 
     p = sub.add_parser("move", help="the agent's move in a position")
-    p.add_argument("moves", help='moves played so far, 1-based columns ("" = empty board)')
-    p.add_argument("--time", type=float, default=None, metavar="SECONDS",
-                   help="time budget (default: agent.seconds_per_move in the config)")
-    p.add_argument("--depth", type=int, default=None, metavar="N", help="maximum search depth")
+    p.add_argument("moves", help=MOVES_HELP)
+    _add_time(p, "agent.seconds_per_move in the config; loading counts")
+    _add_mode(p)
+    p.add_argument("--depth", type=whole(1, MAX_DEPTH), default=None, metavar="N",
+                   help="search no deeper than N plies (course mode)")
     p.add_argument("--heuristic", default=None, metavar="NAME", help="evaluation to search with")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     _add_config(p)
 
     p = sub.add_parser("evaluate", help="the static evaluation of a position")
-    p.add_argument("moves", help='moves played so far, 1-based columns ("" = empty board)')
+    p.add_argument("moves", help=MOVES_HELP)
     p.add_argument("--heuristic", default=None, metavar="NAME", help="evaluation to use")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     _add_config(p)
 
     p = sub.add_parser("online", help="play ranked games against the course server")
-    p.add_argument("--games", type=int, default=None, metavar="N",
+    p.add_argument("--games", type=whole(1), default=None, metavar="N",
                    help="games to play (default 1; with --until-streak, at most N)")
-    p.add_argument("--until-streak", type=int, default=None, metavar="K",
+    p.add_argument("--until-streak", type=whole(1), default=None, metavar="K",
                    help="play until the server's streak reaches K (stops at a loss)")
     p.add_argument("--server", default=None, metavar="URL", help="server base URL")
     p.add_argument("--new-game", action="store_true",
                    help="give up an unfinished game that cannot be resumed safely")
+    _add_mode(p)
     _add_config(p)
 
     p = sub.add_parser("stats", help="the course server's stats for our ids")
@@ -88,12 +151,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("local", help="play against a local opponent in the course environment")
     p.add_argument("--opponent", default="random", metavar="NAME",
-                   help="random, bot[:DEPTH], seed or ours[:SECONDS] (default random)")
+                   help="random, bot[:DEPTH], seed or ours[:SECONDS][:HEURISTIC][:course|:strongest]"
+                        "[:dN] (default random)")
     p.add_argument("--first", choices=("me", "them", "random"), default="random",
                    help="who starts (default random)")
-    p.add_argument("--games", type=int, default=1, metavar="N")
-    p.add_argument("--time", type=float, default=None, metavar="SECONDS",
-                   help="our time per move (default: from the config)")
+    p.add_argument("--games", type=whole(1), default=1, metavar="N")
+    _add_time(p, "agent.seconds_per_move in the config")
+    _add_mode(p)
     _add_config(p)
 
     p = sub.add_parser("serve", help="run the local emulation of the course server")
@@ -101,31 +165,42 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=int, default=None, help="port (default 8000; 0 = any free one)")
     p.add_argument("--db", default=None, metavar="PATH", help='SQLite file (":memory:" allowed)')
     p.add_argument("--bot-depth", type=int, default=None, metavar="N")
-    p.add_argument("--bot", choices=("minimax", "random"), default=None)
-    p.add_argument("--first", choices=("student", "bot", "random"), default=None)
     p.add_argument("--time-limit", type=float, default=None, metavar="S",
                    help="seconds per move, 0 = no limit")
+    p.add_argument("--variant", choices=("current", "2021"), default=None,
+                   help="the course server version to behave like (default current)")
+    p.add_argument("--bot", choices=("minimax", "random"), default=None)
+    p.add_argument("--first", choices=("student", "bot", "random"), default=None)
+    p.add_argument("--null-start-reply", action=argparse.BooleanOptionalAction, default=None,
+                   help="answer -1 with null result, botmove and state (as the 2021 server)")
+    p.add_argument("--float-results", action=argparse.BooleanOptionalAction, default=None,
+                   help="send results as floats, 0.0 and 1.0 (as the 2021 server)")
+    p.add_argument("--stats-endpoint", action=argparse.BooleanOptionalAction, default=None,
+                   help="serve POST stats (the 2021 server had none)")
+    p.add_argument("--every-start-lost", action=argparse.BooleanOptionalAction, default=None,
+                   help="book every -1 as a lost game, a game running or not (as the 2021 server)")
     _add_config(p)
 
     p = sub.add_parser("tournament", help="matches between agents, with tables and plots")
     p.add_argument("--players", required=True, metavar="A,B[,C...]",
-                   help="player specs: ours[:SECONDS][:HEURISTIC][:search|:dN], bot[:DEPTH], "
-                        "random, seed")
-    p.add_argument("--games", type=int, default=10, metavar="N", help="games per pairing")
-    p.add_argument("--time", type=float, default=None, metavar="S",
-                   help="seconds per move of an `ours` given without one (default: the config)")
-    p.add_argument("--workers", type=int, default=None, metavar="K",
+                   help="player specs: ours[:SECONDS][:HEURISTIC][:course|:strongest][:dN], "
+                        "bot[:DEPTH], random, seed")
+    p.add_argument("--games", type=whole(1), default=10, metavar="N", help="games per pairing")
+    _add_time(p, "agent.seconds_per_move, for an `ours` given without a time")
+    p.add_argument("--workers", type=whole(1), default=None, metavar="K",
                    help="worker processes (default: the number of cores)")
     p.add_argument("--seed", type=int, default=None, metavar="X",
                    help="seed of every random choice (default: a random one, printed)")
+    p.add_argument("--opening-plies", type=whole(0, 10), default=0, metavar="K",
+                   help="open each pair of games with K random moves (even, 0-10), played once"
+                        " with each starter (default 0: from the empty board)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--out", default=None, metavar="DIR", help="write plots and a summary here")
     _add_config(p)
 
     p = sub.add_parser("play", help="play against the agent in the terminal")
     p.add_argument("--first", choices=("me", "agent"), default="me", help="who starts (default me)")
-    p.add_argument("--time", type=float, default=None, metavar="S",
-                   help="agent's seconds per move (default: the config)")
+    _add_time(p, "agent.seconds_per_move in the config")
     _add_config(p)
 
     p = sub.add_parser("solve", help="exact scores of positions read from stdin (Pons' format)")
@@ -136,14 +211,49 @@ def build_parser() -> argparse.ArgumentParser:
                    help="table of about 2**B entries, 24-28 (default: solver.table_bits)")
     _add_config(p)
 
+    p = sub.add_parser("report", help="the measurements and figures for the course report")
+    p.add_argument("--out", required=True, metavar="DIR", help="write report.md and figures here")
+    p.add_argument("--games", type=whole(1), default=None, metavar="N",
+                   help="games against each opponent (default 10; 6 with --quick)")
+    _add_time(p, "agent.seconds_per_move; 0.3 with --quick")
+    p.add_argument("--quick", action="store_true",
+                   help="a smaller report at 0.3 s per move, in about five minutes")
+    p.add_argument("--seed", type=int, default=None, metavar="X",
+                   help="seed of every random choice (default: a random one, printed)")
+    _add_config(p)
+
     p = sub.add_parser("analyze", help="exact score of every column of a position")
-    p.add_argument("moves", help='moves played so far, 1-based columns ("" = empty board)')
-    p.add_argument("--time", type=float, default=None, metavar="S",
-                   help="time budget in seconds (default 10)")
+    p.add_argument("moves", help=MOVES_HELP)
+    p.add_argument("--time", type=seconds, default=None, metavar="SECONDS",
+                   help="time for the whole analysis (default 10)")
     p.add_argument("--no-book", action="store_true", help="do not use the opening book")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     _add_config(p)
     return parser
+
+
+# Commands that run the compiled search or solver (and so compile it on a first run).
+COMPILING = {"move", "evaluate", "online", "local", "serve", "tournament", "play", "solve",
+             "analyze", "report"}
+
+
+def compiled_code_cached(folders: Sequence[Path] | None = None) -> bool:
+    """True if numba's on-disk cache (in ``folders``; default: where numba keeps it) holds the
+    search's compiled code: not a first run."""
+    if folders is None:
+        folders = [Path(__file__).resolve().parent / "search" / "__pycache__"]
+        if os.environ.get("NUMBA_CACHE_DIR"):
+            folders.append(Path(os.environ["NUMBA_CACHE_DIR"]))
+    return any(any(folder.rglob("negamax*.nbi")) for folder in folders if folder.exists())
+
+
+def _parse(parser: AgentParser, args_list: list[str]) -> argparse.Namespace:
+    """The arguments; a mistyped option is reported with its command's usage."""
+    args, extras = parser.parse_known_args(args_list)
+    if extras:
+        command = parser.commands.get(args.command) if args.command else None
+        (command or parser).error(f"unrecognized arguments: {' '.join(extras)}")
+    return args
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -156,26 +266,35 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     if args_list[0] in SKELETON_FLAGS:
         args_list[0] = SKELETON_FLAGS[args_list[0]]
-    args = parser.parse_args(args_list)
+    try:
+        args = _parse(parser, args_list)
+    except SystemExit as exc:  # argparse printed the command's usage and what was wrong
+        return int(exc.code or 0)
     if args.command is None:
         parser.print_help()
         return 1
-    args.started = started
+    if args.command in COMPILING and not compiled_code_cached():
+        print("first run: compiling the search and the solver (about 10-30 s, once)...",
+              file=sys.stderr, flush=True)
     module_name, function_name = COMMANDS[args.command]
     module = importlib.import_module(module_name)
     from board import BoardError
-    from heuristics import UnknownHeuristic
-    from settings import ConfigError
+    from course.errors import ClientError
+    from settings import UsageError
 
-    user_errors = (BoardError, UnknownHeuristic, ConfigError, *getattr(module, "USER_ERRORS", ()))
     try:
-        return int(getattr(module, function_name)(args))
-    except user_errors as exc:
+        return int(getattr(module, function_name)(args, started))
+    except (UsageError, BoardError, ClientError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader went away (``agent.py solve | head``): end quietly, as Unix tools do.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import signal
 
 from board import Board
 from tests import reference
@@ -30,3 +31,27 @@ def grid_of(played: list[int]) -> tuple[reference.Grid, int]:
         grid = reference.drop(grid, col, player)
         player = -player
     return grid, player
+
+
+def assert_option_refused(err: str, command: str, option: str, message: str) -> None:
+    """``err`` is argparse's refusal of ``option``: the command's usage, then one error line."""
+    lines = err.splitlines()
+    assert lines[0].startswith(f"usage: agent.py {command}"), err
+    assert lines[-1].startswith(f"agent.py {command}: error: argument {option}: "), err
+    assert message in lines[-1] and "Traceback" not in err, err
+
+
+def state_of(board: Board, first: str) -> list[list[int]]:
+    """``board`` as a course reply's ``state`` when ``first`` ("student" or "bot") started."""
+    student_to_move = board.first_player_to_move == (first == "student")
+    grid: list[list[int]] = board.to_grid(1 if student_to_move else -1).tolist()
+    return grid
+
+
+def default_ctrl_c() -> None:
+    """``preexec_fn`` for a child the test interrupts: Ctrl-C back to its default action.
+
+    A shell starts a background job (``pytest ... &``) with SIGINT ignored, and a child inherits
+    that; Python then keeps it ignored, and a test sending SIGINT would wait for nothing.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

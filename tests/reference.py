@@ -122,3 +122,29 @@ def minimax(grid: Grid, player: int, discs: int, depth: int) -> int:
             score = -minimax(child, -player, discs + 1, depth - 1)
         best = max(best, score)
     return best
+
+
+def minimax_with_tactics(grid: Grid, player: int, discs: int, depth: int) -> int:
+    """``minimax`` as ``search.negamax`` with ``tactics``: a move after which the opponent wins
+    at once is never played unless all are (then the position is lost), and a node left with a
+    single move (a forced move) does not count as a ply."""
+    for col in legal(grid):
+        if has_four(drop(grid, col, player), player):
+            return WIN - (discs + 1)
+    safe = [col for col in legal(grid)
+            if not any(has_four(drop(drop(grid, col, player), reply, -player), -player)
+                       for reply in legal(drop(grid, col, player)))]
+    if not safe:
+        return -(WIN - (discs + 2))
+    if len(safe) == 1:
+        depth += 1
+    if depth == 0:
+        return windows5000(grid, player)
+    best = -2 * WIN
+    for col in safe:
+        if discs + 1 == ROWS * COLS:
+            score = 0
+        else:
+            score = -minimax_with_tactics(drop(grid, col, player), -player, discs + 1, depth - 1)
+        best = max(best, score)
+    return best

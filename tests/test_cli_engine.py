@@ -13,6 +13,7 @@ import pytest
 import agent
 from board import Board
 from heuristics import evaluate
+from tests.helpers import assert_option_refused
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -46,11 +47,37 @@ def test_move_prints_board_and_figures(capsys: pytest.CaptureFixture[str]) -> No
     assert "depth: 5" in out and "nodes:" in out and "move: column" in out
 
 
+def test_move_says_how_many_discs_a_proven_result_takes(capsys: pytest.CaptureFixture[str]) -> None:
+    # The side to move wins with its next disc (column 3 completes a row of four).
+    code, out, _ = run(capsys, "move", "445566", "--mode", "strongest", "--time", "2")
+    assert code == 0
+    assert "exact score 18 (Pons' scale), 1 disc to the end" in out
+    code, out, _ = run(capsys, "move", "4455", "--mode", "strongest", "--time", "2")
+    assert code == 0
+    assert "3 discs to the end" in out
+
+
 def test_evaluate_json_matches_the_heuristic(capsys: pytest.CaptureFixture[str]) -> None:
     for name in ("windows5000", "threats"):
         code, out, _ = run(capsys, "evaluate", "4453", "--json", "--heuristic", name)
         assert code == 0
         assert json.loads(out)["score"] == evaluate(Board.from_moves("4453"), name)
+
+
+@pytest.mark.parametrize(
+    ("argv", "option", "message"),
+    [
+        (["move", "44", "--time", "0"], "--time", "must be a number of seconds in (0, 3600]"),
+        (["move", "44", "--time", "soon"], "--time", "'soon' is not a number of seconds"),
+        (["move", "44", "--depth", "0"], "--depth", "must be 1-42, not 0"),
+    ],
+)
+def test_a_bad_option_shows_the_commands_usage_and_the_reason(
+    capsys: pytest.CaptureFixture[str], argv: list[str], option: str, message: str
+) -> None:
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == ""
+    assert_option_refused(err, "move", option, message)
 
 
 @pytest.mark.parametrize(
@@ -60,8 +87,6 @@ def test_evaluate_json_matches_the_heuristic(capsys: pytest.CaptureFixture[str])
         (["move", "1111111"], "column 1 is full"),
         (["move", "1212121"], "already over"),
         (["move", "44", "--heuristic", "nope"], "unknown heuristic 'nope'"),
-        (["move", "44", "--time", "0"], "--time must be"),
-        (["move", "44", "--depth", "0"], "--depth must be"),
         (["evaluate", "48"], "move 2 is '8'"),
         (["evaluate", "4", "--heuristic", "x"], "unknown heuristic"),
         (["evaluate", "1212121"], "already over"),
@@ -95,10 +120,60 @@ def test_move_budget_counts_from_the_command_start(capsys: pytest.CaptureFixture
 
     from engine.cli import move_command
 
-    args = argparse.Namespace(
-        moves="4453", time=1.0, depth=None, heuristic=None, json=True, config=None,
-        started=time.perf_counter() - 100.0,
-    )
-    assert move_command(args) == 0
+    args = argparse.Namespace(moves="4453", time=1.0, depth=None, heuristic=None, json=True,
+                              config=None, mode=None)
+    assert move_command(args, time.perf_counter() - 100.0) == 0
     reply = json.loads(capsys.readouterr().out)
     assert reply["source"] == "search" and reply["depth"] == 5  # agent.min_depth
+
+
+@pytest.mark.parametrize(
+    ("config", "argv", "message"),
+    [
+        ('[agent]\nheuristic = "magic"\n', ["move", "44"],
+         "agent.heuristic: unknown heuristic 'magic'; choose one of windows5000"),
+        ("[agent]\ntable_bits = 40\n", ["move", "44"], "agent.table_bits: must be 10-27"),
+        ("[solver]\ntable_bits = 3\n", ["move", "44", "--mode", "strongest"],
+         "solver.table_bits: must be 24-28"),
+        ("[solver]\ntable_bits = 3\n", ["solve"], "solver.table_bits: must be 24-28"),
+        ("[solver]\ntable_bits = 3\n", ["analyze", "44"], "solver.table_bits: must be 24-28"),
+    ],
+)
+def test_a_setting_is_checked_where_it_is_used_and_named(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, config: str, argv: list[str],
+    message: str,
+) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text(config)
+    code, out, err = run(capsys, *argv, "--config", str(path))
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and err.startswith("error: ") and message in err, err
+
+
+def test_a_mistyped_option_shows_its_commands_usage(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "move", "44", "--tme", "1")
+    assert code == 2 and out == ""
+    lines = err.splitlines()
+    assert lines[0].startswith("usage: agent.py move ")
+    assert lines[-1] == "agent.py move: error: unrecognized arguments: --tme 1"
+
+
+def test_solve_into_a_closed_pipe_ends_quietly() -> None:
+    lines = (ROOT / "tests/data/pons/Test_L3_R1").read_text()
+    result = subprocess.run(f"{sys.executable} agent.py solve | head -1", shell=True, cwd=ROOT,
+                            input=lines, capture_output=True, text=True, timeout=120)
+    assert len(result.stdout.splitlines()) == 1
+    assert "Traceback" not in result.stderr and "BrokenPipe" not in result.stderr
+
+
+def test_a_first_run_says_it_is_compiling(capsys: pytest.CaptureFixture[str],
+                                          monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    assert not agent.compiled_code_cached([tmp_path])
+    (tmp_path / "negamax.negamax-80.py311.nbi").write_bytes(b"")
+    assert agent.compiled_code_cached([tmp_path])
+    monkeypatch.setattr(agent, "compiled_code_cached", lambda: False)
+    code, _, err = run(capsys, "evaluate", "44")
+    assert code == 0 and err.startswith("first run: compiling the search")
+    monkeypatch.setattr(agent, "compiled_code_cached", lambda: True)
+    code, _, err = run(capsys, "evaluate", "44")
+    assert code == 0 and err == ""

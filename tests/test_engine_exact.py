@@ -8,18 +8,30 @@ from pathlib import Path
 import pytest
 
 from board import Board
-from engine import Engine
+from engine import Engine, ProvenScore
 from settings import AgentSettings, SolverSettings
 from solver import Solver
 from solver.book import BookError
+from timecontrol import Limit
 
 PONS = Path(__file__).resolve().parent / "data" / "pons"
+
+
+def without_book(engine: Engine) -> Engine:
+    """A strongest-mode engine whose book is left out: its solver decides what it can."""
+    engine.book = None
+    return engine
 
 
 def settings(**changes: object) -> AgentSettings:
     base: dict[str, object] = {"seconds_per_move": 2.0, "table_bits": 16, "min_depth": 3}
     base.update(changes)
     return AgentSettings(**base)  # type: ignore[arg-type]
+
+
+def within(engine: Engine, seconds: float, depth: int | None = None) -> Limit:
+    """A limit ``seconds`` from now on the engine's clock."""
+    return Limit.seconds(seconds, clock=engine.clock, depth=depth)
 
 
 def pons(name: str, count: int, sign: int) -> list[tuple[str, int]]:
@@ -35,7 +47,7 @@ def oracle() -> Solver:
 
 @pytest.fixture(scope="module")
 def solving_engine() -> Engine:
-    return Engine(settings(use_book=False))
+    return without_book(Engine(settings(mode="strongest")))
 
 
 def keeps(oracle: Solver, board: Board, col: int, score: int) -> bool:
@@ -54,9 +66,9 @@ def test_solver_decisions_keep_the_exact_score(solving_engine: Engine, oracle: S
                                                sign: int) -> None:
     for moves, expected in pons("Test_L2_R1", 6, sign):
         board = Board.from_moves(moves)
-        decision = solving_engine.choose(board)
+        decision = solving_engine.choose(board, within(solving_engine, 2.0))
         assert decision.source == "solver" and decision.proven, moves
-        assert decision.score == expected
+        assert decision.score == ProvenScore(expected)
         assert keeps(oracle, board, decision.column, expected), moves
 
 
@@ -67,30 +79,32 @@ def test_the_engine_keeps_a_won_game_won_to_the_end(solving_engine: Engine) -> N
         ours = board.moves % 2
         while not board.is_over():
             if board.moves % 2 == ours:
-                board = board.play(solving_engine.choose(board, 1.0).column)
+                board = board.play(solving_engine.choose(board, within(solving_engine, 1.0)).column)
             else:
                 board = board.play(rng.choice(board.legal_moves()))
         assert board.last_mover_won() and (board.moves - 1) % 2 == ours, moves
 
 
 def test_book_decides_the_opening() -> None:
-    engine = Engine(settings(use_solver=False))
+    engine = Engine(settings(mode="strongest"))
+    engine.solver = None
     engine.warm_up()
-    decision = engine.choose(Board())
+    decision = engine.choose(Board(), within(engine, 2.0))
     assert decision.source == "book" and decision.proven
-    assert (decision.column, decision.score) == (3, 1)  # the centre, a win with the last disc
+    assert (decision.column, decision.score) == (3, ProvenScore(1))  # the centre, a win with the last disc
     assert decision.depth == 41 and decision.nodes == 0
 
 
 def test_search_takes_over_when_nothing_is_proven_in_time() -> None:
-    engine = Engine(settings(use_book=False))
+    engine = without_book(Engine(settings(mode="strongest")))
     engine.warm_up()
-    decision = engine.choose(Board.from_moves("4"), 0.05)
+    decision = engine.choose(Board.from_moves("4"), within(engine, 0.05))
     assert decision.source == "search" and decision.depth >= 3
 
 
 def test_max_depth_asks_for_the_search_alone(solving_engine: Engine) -> None:
-    decision = solving_engine.choose(Board.from_moves("5554224333234511764415115"), max_depth=4)
+    decision = solving_engine.choose(Board.from_moves("5554224333234511764415115"),
+                                     within(solving_engine, 2.0, depth=4))
     assert decision.source == "search" and decision.depth == 4
 
 
@@ -99,11 +113,11 @@ def test_an_outcome_proven_without_the_exact_score_keeps_the_win() -> None:
     On a clock driven by the solver's work, the engine's solver share is 100,000 nodes: the
     outcome is proven, the exact score is not, and the move keeps the win."""
     board = Board.from_moves("7265453")
-    engine = Engine(settings(use_book=False),
-                    clock=lambda: engine.solver.nodes * 1e-7)  # type: ignore[union-attr]
-    decision = engine.choose(board, 0.02)
+    engine = without_book(Engine(settings(mode="strongest"),
+                                 clock=lambda: engine.solver.nodes * 1e-7))  # type: ignore[union-attr]
+    decision = engine.choose(board, within(engine, 0.02))
     assert decision.source == "solver"
-    assert not decision.proven and decision.score == 1  # the win, its exact score unknown
+    assert decision.score == ProvenScore(1, exact=False)  # the win, its exact score unknown
     oracle = Solver()
     assert oracle.is_at_most(board.play(decision.column), -1)
     solution = oracle.solve(board)
@@ -128,10 +142,10 @@ def test_choose_keeps_to_its_budget_on_an_injected_clock() -> None:
         now[0] += 0.0005  # every reading of the clock costs half a millisecond of "time"
         return now[0]
 
-    engine = Engine(settings(use_book=False, min_depth=1), clock=clock)
+    engine = without_book(Engine(settings(mode="strongest", min_depth=1), clock=clock))
     for moves in ("4", "4453", "5554224333234511764415115"):
         start = now[0]
-        decision = engine.choose(Board.from_moves(moves), 0.01)
+        decision = engine.choose(Board.from_moves(moves), within(engine, 0.01))
         assert now[0] - start <= 0.01 + 0.003, moves
         assert Board.from_moves(moves).can_play(decision.column)
 
@@ -140,13 +154,13 @@ def test_a_damaged_book_stops_the_engine_before_the_game(tmp_path: Path) -> None
     bad = tmp_path / "book.bin"
     bad.write_bytes(b"C4BOOK01" + bytes(40))
     with pytest.raises(BookError, match="book"):
-        Engine(settings(), solver=SolverSettings(book=str(bad)))
+        Engine(settings(mode="strongest"), solver=SolverSettings(book=str(bad)))
 
 
 def test_at_the_edge_of_the_book_the_solver_warms_up_on_the_next_position() -> None:
-    engine = Engine(settings(use_book=True))
+    engine = Engine(settings(mode="strongest"))
     assert engine.book is not None and engine.solver is not None
-    inside = engine.choose(Board())
+    inside = engine.choose(Board(), within(engine, 2.0))
     assert inside.source == "book" and inside.nodes == 0  # replies lead back into the book
 
     def at_edge(board: Board, col: int) -> bool:
@@ -155,9 +169,9 @@ def test_at_the_edge_of_the_book_the_solver_warms_up_on_the_next_position() -> N
             after.play(r).is_over() or engine.book.lookup(after.play(r)) is None  # type: ignore[union-attr]
             for r in after.legal_moves())
 
-    edge = next(board for board, col, _ in engine.book.entries()
-                if board.moves >= 14 and at_edge(board, col))
-    decision = engine.choose(edge)
+    edge = next(board for board, entry in engine.book.entries()
+                if board.moves >= 14 and at_edge(board, entry.column))
+    decision = engine.choose(edge, within(engine, 2.0))
     assert decision.source == "book" and decision.nodes > 0
     # The position the opponent now faces is proven: the table answers it at once.
     after = edge.play(decision.column)
@@ -172,13 +186,13 @@ def test_as_first_player_the_shipped_engine_proves_and_keeps_the_win(opponent_se
     by the speed of the machine; the engine stops as soon as it has a proof."""
     from search.bot import bot_move
 
-    engine = Engine(settings(seconds_per_move=120.0))
+    engine = Engine(settings(mode="strongest", seconds_per_move=120.0))
     rng = random.Random(opponent_seed)
     board = Board()
     while not board.is_over():
         if board.first_player_to_move:
-            decision = engine.choose(board)
-            assert decision.source in ("book", "solver") and decision.score > 0, (board, decision)
+            decision = engine.choose(board, within(engine, 120.0))
+            assert decision.source in ("book", "solver") and decision.score.value > 0, (board, decision)
             board = board.play(decision.column)
         else:
             board = board.play(bot_move(board, 3, rng) if opponent_seed % 2 else
@@ -190,7 +204,8 @@ def test_a_proven_win_gets_the_whole_budget_to_find_a_keeping_move(monkeypatch: 
     """Once the outcome is proven, the search must not get the move: the solver's search for a
     column that keeps the win may use the whole budget, not only the solver's share."""
     clock_now = [100.0]
-    engine = Engine(settings(use_book=False, seconds_per_move=2.0), clock=lambda: clock_now[0])
+    engine = without_book(Engine(settings(mode="strongest", seconds_per_move=2.0),
+                                 clock=lambda: clock_now[0]))
     assert engine.solver is not None
     deadlines: list[tuple[float | None, bool]] = []
     real_best_move = engine.solver.best_move
@@ -201,8 +216,8 @@ def test_a_proven_win_gets_the_whole_budget_to_find_a_keeping_move(monkeypatch: 
 
     monkeypatch.setattr(engine.solver, "best_move", recording_best_move)
     moves, score = pons("Test_L2_R1", 1, 1)[0]
-    decision = engine.choose(Board.from_moves(moves))
-    assert decision.source == "solver" and decision.score == score
+    decision = engine.choose(Board.from_moves(moves), within(engine, 2.0))
+    assert decision.source == "solver" and decision.score == ProvenScore(score)
     assert deadlines[0] == (102.0, True)  # the whole budget for the weak move
 
 
@@ -224,6 +239,7 @@ def test_the_solvers_first_slice_fits_the_time_left(monkeypatch: pytest.MonkeyPa
 
     monkeypatch.setattr(core, "new_counters", recording)
     left = 0.001
+    rate = solver.slices.rate  # the slices' measure when the call starts (it learns during it)
     solver.solve(Board.from_moves("4444442"), weak=True, deadline=solver.clock() + left)
     assert limits, "one slice at least"
-    assert limits[0] <= max(1_000, solver.slices.rate * left)  # MIN_SLICE_NODES or the time left
+    assert limits[0] <= max(1_000, rate * left)  # MIN_SLICE_NODES or the time left

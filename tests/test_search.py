@@ -10,16 +10,24 @@ import sys
 
 import pytest
 
-from board import Board
+from board import Board, bits
+from board.tactics import non_losing_moves
 from heuristics import heuristic_id
 from search import WIN, TranspositionTable, is_win_score, iterative_deepening, search
 from search import iterative as iterative_module
 from search.bot import bot_move, move_values
-from search.negamax import INF, negamax, new_counters, new_scratch
+from search.negamax import INF, negamax, new_scratch
 from tests import reference
 from tests.helpers import grid_of, random_position
+from timecontrol.counters import new_counters
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def non_losing(board: Board) -> list[int]:
+    """The columns the tactics leave to search (moves that do not hand the opponent a win)."""
+    safe = non_losing_moves(board.position, board.mask)
+    return [col for col in board.legal_moves() if safe & bits.column_mask(col)]
 
 
 def fixed_depth_value(board: Board, depth: int, tactics: bool, table_bits: int = 16) -> int:
@@ -41,6 +49,28 @@ def test_alpha_beta_with_table_equals_plain_minimax_at_small_depths() -> None:
         assert fixed_depth_value(board, depth, False) == reference.minimax(
             grid, player, board.moves, depth
         ), (played, depth)
+
+
+def test_with_tactics_alpha_beta_equals_minimax_that_prunes_and_extends_forced_moves() -> None:
+    rng = random.Random(24)
+    forced = 0
+    for i in range(40):
+        board, played = random_position(rng, 6, 34)
+        grid, player = grid_of(played)
+        depth = 1 + i % 3
+        assert fixed_depth_value(board, depth, True) == reference.minimax_with_tactics(
+            grid, player, board.moves, depth
+        ), (played, depth)
+        forced += len(non_losing(board)) == 1
+    assert forced >= 3  # some roots are forced: the extension is exercised from the root too
+
+
+def test_a_forced_move_is_searched_past_the_horizon() -> None:
+    # O to move must block X's three in column 0 (0-based); at depth 0 the search still sees
+    # the position after the block, as the extension does not count the forced move.
+    board = Board.from_moves("12121")
+    assert non_losing(board) == [0]
+    assert fixed_depth_value(board, 0, True) == fixed_depth_value(board.play(0), 0, True) * -1
 
 
 def test_iterative_deepening_value_equals_plain_minimax_per_depth() -> None:
@@ -185,7 +215,7 @@ def test_same_results_without_compilation() -> None:
 
 
 def test_slices_fit_half_the_time_left_and_grow_at_most_twofold() -> None:
-    from search.slices import SliceSizer
+    from timecontrol import SliceSizer
 
     sizer = SliceSizer(first_nodes=1_000, min_nodes=100, max_seconds=0.02)
     assert sizer.next(10.0) == 1_000  # the first slice, before any measurement
