@@ -99,7 +99,7 @@ def http_load(clients: int, seconds: float, depth: int, db: str) -> dict[str, fl
             t.join()
         elapsed = time.monotonic() - began
         assert server.service is not None
-        counted = {s.player: s.played for s in server.service.all_stats()}
+        counted = {s.player: s.played for s in server.service.store.all_stats()}
     if any(counted.get(player, 0) != n for player, n in games.items()):
         raise SystemExit(f"stats do not add up: played {games}, counted {counted}")
     latencies.sort()

@@ -1,7 +1,8 @@
 """The online client's timing against the local course server: is every move inside 5 s?
 
-    python bench/online_bench.py [--games 4] [--time S] [--first random|student|bot]
-                                 [--bot-depth 3] [--seed X] [--json FILE]
+    python bench/online_bench.py [--games 4] [--time S] [--mode course|strongest]
+                                 [--first random|student|bot] [--bot-depth 3] [--seed X]
+                                 [--json FILE]
 
 Starts the local emulation of the course server on 127.0.0.1 (its 5 s limit per move on, as
 the course's), and plays ``--games`` games with ``agent.py online``'s code: the HTTP client,
@@ -31,20 +32,24 @@ import statistics
 import sys
 import tempfile
 import time
-from dataclasses import replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from client.cli import run_online  # noqa: E402
-from client.game import GameOutcome, move_budget  # noqa: E402
+from client.game import move_budget  # noqa: E402
 from client.http import HttpCourseServer  # noqa: E402
-from client.protocol import MoveReply, Stats  # noqa: E402
+from client.outcome import GameOutcome  # noqa: E402
 from client.records import Records  # noqa: E402
+from course.protocol import (  # noqa: E402
+    SERVER_MOVE_LIMIT,
+    MoveReply,
+    Stats,
+)
 from engine import Engine  # noqa: E402
 from localserver.background import LocalCourseServer  # noqa: E402
-from settings import SERVER_MOVE_LIMIT, ServerSettings, load_settings  # noqa: E402
+from settings import ServerSettings, load_settings, revised  # noqa: E402
 
 IDS = ("bench-1",)
 KEY = "nyckel"
@@ -83,13 +88,17 @@ def main() -> int:
     parser.add_argument("--first", choices=("random", "student", "bot"), default="random")
     parser.add_argument("--bot-depth", type=int, default=3)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--mode", choices=("course", "strongest"), default=None,
+                        help="the engine's mode (default: the config's)")
     parser.add_argument("--json", default=None, metavar="FILE")
     args = parser.parse_args()
 
     settings = load_settings()
     agent = settings.agent
     if args.time is not None:
-        agent = replace(agent, seconds_per_move=args.time)
+        agent = revised(agent, {"seconds_per_move": args.time})
+    if args.mode is not None:
+        agent = revised(agent, {"mode": args.mode})
     budget = move_budget(agent)
     engine = Engine(agent, solver=settings.solver)
     engine.warm_up()
@@ -110,9 +119,15 @@ def main() -> int:
 
     moves = [m for o in outcomes for m in o.our_moves]
     seconds = [m.seconds for m in moves]
-    overhead = [m.seconds - m.think for m in moves]
+    thinks = [m.think or 0.0 for m in moves]
+    depths = [m.depth or 0 for m in moves]
+    overhead = [s - t for s, t in zip(seconds, thinks, strict=True)]
     results = [o.result for o in outcomes]
-    report = {
+    # Each lost game's columns (0-6, in play order) and who started, to replay and analyse.
+    lost_games = [{"we_started": o.we_started, "columns": "".join(map(str, o.columns))}
+                  for o in outcomes if o.result < 0]
+    report: dict[str, object] = {
+        "mode": agent.mode,
         "games": len(outcomes),
         "budget": budget,
         "won": sum(r == 1 for r in results),
@@ -123,14 +138,15 @@ def main() -> int:
         "move_max": max(seconds),
         "over_budget": sum(s > budget + TOLERANCE for s in seconds),
         "over_limit": sum(s > SERVER_MOVE_LIMIT for s in seconds),
-        "think_max": max(m.think for m in moves),
+        "think_max": max(thinks),
         "overhead_mean_ms": 1000 * statistics.fmean(overhead),
         "overhead_max_ms": 1000 * max(overhead),
         "round_trip_mean_ms": 1000 * statistics.fmean(server.round_trips),
         "round_trip_max_ms": 1000 * max(server.round_trips),
-        "depth_mean": statistics.fmean(m.depth for m in moves),
-        "depth_min": min(m.depth for m in moves),
+        "depth_mean": statistics.fmean(depths),
+        "depth_min": min(depths),
         "wall_seconds": wall,
+        "lost_games": lost_games,
     }
     print(f"{report['games']} games at {budget:g} s per move against the local server's"
           f" bot (depth {args.bot_depth}): {report['won']} won, {report['drawn']} drawn,"
@@ -143,6 +159,8 @@ def main() -> int:
     print(f"round trip of a move (HTTP + the bot): mean {report['round_trip_mean_ms']:.1f} ms,"
           f" max {report['round_trip_max_ms']:.1f} ms")
     print(f"depth: mean {report['depth_mean']:.1f}, min {report['depth_min']}")
+    for game in lost_games:
+        print(f"lost ({'we' if game['we_started'] else 'the bot'} started): {game['columns']}")
     if args.json:
         Path(args.json).write_text(json.dumps(report, indent=2) + "\n")
     return 0 if report["over_limit"] == 0 and report["lost"] == 0 else 1

@@ -12,8 +12,8 @@ Measures, in one run:
    the same search run un-compiled (``NUMBA_DISABLE_JIT=1``, in a child process) and a plain
    alpha-beta over the course's 6x7 NumPy grid that copies the grid per node, as the seed
    solutions did;
-3. ``agent.py move "4453" --time 1`` in a fresh process (a position the book does not hold, so
-   the solver and the search run): wall time in total, numba's on-disk cache warm as after the
+3. ``agent.py move "4453" --time 1`` in a fresh process, in the config's mode (``course`` as
+   shipped: the search alone): wall time in total, numba's on-disk cache warm as after the
    first run.  The budget counts from the command's start, loading included.
 """
 
@@ -107,7 +107,8 @@ FIXED_DEPTH_CODE = """
 import json, sys, time
 from board import Board
 from search import TranspositionTable
-from search.negamax import INF, negamax, new_counters, new_scratch
+from search.negamax import INF, negamax, new_scratch
+from timecontrol.counters import new_counters
 positions, depth = json.loads(sys.argv[1]), int(sys.argv[2])
 table, scratch = TranspositionTable(20), new_scratch()
 

@@ -3,8 +3,9 @@
     python bench/strength.py [--games 500] [--seed-games 20] [--seed-opening 2] [--time S]
                              [--workers K] [--seed X] [--out DIR] [--json FILE] [--config PATH]
 
-Plays, through the arena (``agent.py tournament`` underneath), the shipped engine (the
-``[agent]`` and ``[solver]`` settings of the config: book, solver, search):
+Plays, through the arena (``agent.py tournament`` underneath), the engine as the config
+sets it (``[agent]`` and ``[solver]``: in ``course`` mode, as shipped, the search alone; in
+``strongest`` mode, book, solver and search):
 
 1. ``ours`` against ``bot:3`` (the course server's bot) over ``--games`` games, each side
    starting half of them;
@@ -35,18 +36,17 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from arena.players import PlayerSpecError, check_seconds, parse_spec  # noqa: E402
-from arena.progress import ProgressBar  # noqa: E402
 from arena.report import write_report  # noqa: E402
 from arena.results import OVERRUN_TOLERANCE, Summary, summarize  # noqa: E402
 from arena.tournament import (  # noqa: E402
-    ArenaError,
     make_plan,
     run_tournament,
     uneven_starts_warning,
     worker_count,
 )
-from settings import ConfigError, Settings, load_settings  # noqa: E402
+from engine.players import check_seconds, parse_spec  # noqa: E402
+from settings import ConfigError, Settings, UsageError, load_settings  # noqa: E402
+from terminal import progress  # noqa: E402
 
 DEFAULT_JSON = ROOT / "bench" / "results" / "strength.json"
 TOLERANCE_MS = f"{1000 * OVERRUN_TOLERANCE:.0f} ms"
@@ -60,10 +60,9 @@ def play(opponent: str, games: int, settings: Settings, seconds: float, workers:
     warning = uneven_starts_warning(games)
     if warning:
         print(warning, file=sys.stderr)
-    bar = ProgressBar(plan.total_games, sys.stderr, label=f"games vs {opponent}")
-    bar.update(0)
     start = time.monotonic()
-    outcomes = run_tournament(plan, used, lambda done, _t, _o: bar.update(done))
+    with progress(plan.total_games, f"games vs {opponent}") as advance:
+        outcomes = run_tournament(plan, used, lambda _done, _t, _o: advance(1))
     return summarize(plan, outcomes, workers=used, elapsed=time.monotonic() - start)
 
 
@@ -130,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return run(args)
-    except (ArenaError, ConfigError, PlayerSpecError) as exc:
+    except (UsageError, ConfigError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
 
