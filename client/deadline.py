@@ -2,10 +2,15 @@
 
 ``requests`` (through urllib3) times out each socket operation on its own: a server that sends
 one byte every two seconds never trips a 15 s read timeout, and holds the client for as long
-as it likes.  ``DeadlineAdapter`` is an ``HTTPAdapter`` whose connections register with the
-``Watch`` of the exchange under way (``adapter.watch(seconds)``); when the watch runs out, a
-timer thread shuts the sockets of those connections down, so the blocked read returns at once
-and ``requests`` raises.  ``Watch.expired`` then tells the caller why.
+as it likes.  ``DeadlineAdapter`` is an ``HTTPAdapter`` whose connections register their
+sockets with the ``Watch`` of the exchange under way (``adapter.watch(seconds)``); when the
+watch runs out, a timer thread shuts those sockets down, so the blocked read returns at once
+and ``requests`` raises (or the body ends early).  ``Watch.expired`` then tells the caller why.
+
+The watch keeps the sockets themselves, not the connections: for a reply that ends the
+connection (``Connection: close``, HTTP/1.0, no Content-Length) ``http.client`` hands the
+socket to the response and sets the connection's ``sock`` to None before the body is read, so
+a watch that looked the socket up on the connection would find nothing to shut.
 
 A watch covers everything read inside its ``with`` block, the body of a streamed response
 included.  Only direct connections are watched: through a proxy the per-read timeouts alone
@@ -28,47 +33,56 @@ _current = threading.local()
 
 
 class Watch:
-    """The deadline of one exchange: the connections it used, and whether it ran out."""
+    """The deadline of one exchange: the sockets it used, and whether it ran out."""
 
     def __init__(self) -> None:
         self.expired = False
         self._lock = threading.Lock()
-        self._connections: list[HTTPConnection] = []
+        self._sockets: list[socket.socket] = []
 
-    def add(self, connection: HTTPConnection) -> None:
+    def add(self, sock: socket.socket) -> None:
         with self._lock:
-            self._connections.append(connection)
+            self._sockets.append(sock)
             if self.expired:
-                _shut(connection)
+                _shut(sock)
 
     def expire(self) -> None:
         with self._lock:
             self.expired = True
-            for connection in self._connections:
-                _shut(connection)
+            for sock in self._sockets:
+                _shut(sock)
 
 
-def _shut(connection: HTTPConnection) -> None:
+def _shut(sock: socket.socket) -> None:
+    # A socket closed since is detached (its descriptor is -1), so this cannot reach a
+    # descriptor the system has given to another socket meanwhile.
+    with contextlib.suppress(OSError):
+        sock.shutdown(socket.SHUT_RDWR)
+
+
+def _join_watch(connection: HTTPConnection) -> None:
+    """Register ``connection``'s socket, if it has one, with this thread's watch."""
+    watch: Watch | None = getattr(_current, "watch", None)
     sock = getattr(connection, "sock", None)
-    if sock is not None:
-        with contextlib.suppress(OSError):
-            sock.shutdown(socket.SHUT_RDWR)
+    if watch is not None and sock is not None:
+        watch.add(sock)  # shut at once if the watch already ran out
 
 
 class _Watched:
-    """Mixed into urllib3's connections: each request and each new socket joins the watch."""
+    """Mixed into urllib3's connections: the socket of each request joins the watch.
+
+    ``request`` catches a kept-alive socket reused from an earlier exchange, ``connect`` a
+    socket made for this one; either way the watch holds the socket from then on, whatever
+    the connection does with its ``sock`` afterwards.
+    """
 
     def request(self, *args: Any, **kwargs: Any) -> Any:
-        watch: Watch | None = getattr(_current, "watch", None)
-        if watch is not None:
-            watch.add(self)  # type: ignore[arg-type]
+        _join_watch(self)  # type: ignore[arg-type]
         return super().request(*args, **kwargs)  # type: ignore[misc]
 
     def connect(self) -> None:
         super().connect()  # type: ignore[misc]
-        watch: Watch | None = getattr(_current, "watch", None)
-        if watch is not None:
-            watch.add(self)  # type: ignore[arg-type]  # shut at once if it already ran out
+        _join_watch(self)  # type: ignore[arg-type]
 
 
 class _WatchedHTTPConnection(_Watched, HTTPConnection):

@@ -45,7 +45,7 @@ from course.errors import (
     ServerUnreachable,
     StatsUnavailable,
 )
-from course.protocol import NEW_GAME, SERVER_MOVE_LIMIT, CourseServerBase, quote
+from course.protocol import NEW_GAME, SERVER_MOVE_LIMIT, CourseServerBase, Secrets, quote
 from settings import ConfigError, ServerSettings, check_server_url
 
 # A course reply is a few hundred bytes; a body this large is not one, and is not read further.
@@ -160,7 +160,7 @@ class HttpCourseServer(CourseServerBase):
                              f" {SERVER_MOVE_LIMIT:g} s per move")
             said = f" ({'; '.join(notes)})" if notes else ""
             raise ServerUnreachable(
-                f"cannot reach the server at {url}{said}: {_reason(exc)}") from exc
+                f"cannot reach the server at {url}{said}: {_reason(exc, self.secrets)}") from exc
         if endpoint == "move":
             self._last_move_reply = self.clock()
         return self._decode(response, body, url, endpoint)
@@ -184,24 +184,27 @@ class HttpCourseServer(CourseServerBase):
                     allow_redirects=False, stream=True,
                 )
                 try:
-                    return response, _read_body(response, url)
+                    body = _read_body(response, url)
                 finally:
                     response.close()
+                if watch.expired:
+                    # A body without a Content-Length ends where the socket was shut: it may
+                    # look whole, but it is cut.
+                    raise _past_deadline(url, what, total)
+                return response, body
             except UNSENDABLE as exc:
                 raise ServerUnreachable(
-                    f"cannot send a request to {url}: {_reason(exc)}; nothing was sent"
+                    f"cannot send a request to {url}: {_reason(exc, self.secrets)}; nothing was"
+                    " sent"
                 ) from exc
             except requests.RequestException as exc:
                 if watch.expired:
-                    raise ConnectionLost(
-                        f"no complete reply from {url} to {what} within {total:g} s (connect"
-                        " timeout + read timeout); the server may or may not have received it"
-                    ) from exc
+                    raise _past_deadline(url, what, total) from exc
                 if never_reached_server(exc):
                     raise _NeverArrived(exc) from exc
                 raise ConnectionLost(
-                    f"no reply from {url} to {what}: {_reason(exc)}; the server may or may"
-                    " not have received it"
+                    f"no reply from {url} to {what}: {_reason(exc, self.secrets)}; the server"
+                    " may or may not have received it"
                 ) from exc
 
     def _decode(self, response: requests.Response, body: bytes, url: str, endpoint: str) -> Any:
@@ -210,7 +213,8 @@ class HttpCourseServer(CourseServerBase):
         What is quoted from the reply (a 422 echoes the offending fields) is masked, then cut.
         """
         code = response.status_code
-        excerpt = quote(body.decode("utf-8", "replace").strip(), self.secrets)
+        text = body.decode("utf-8", "replace").strip()
+        excerpt = quote(text, self.secrets)
         if 300 <= code < 400:
             target = quote(response.headers.get("Location", "?"), self.secrets)
             raise RequestRejected(
@@ -237,7 +241,10 @@ class HttpCourseServer(CourseServerBase):
             raise MalformedReply(f"the reply from {url} is JSON nested too deeply to be a course"
                                  " server's reply") from None
         except ValueError as exc:  # not JSON, or not text
-            raise MalformedReply(f"the reply from {url} is not JSON: {excerpt!r}") from exc
+            # Quoted as a literal by ``quote`` itself, so that the cut holds after the
+            # escapes (a repr of the cut excerpt could be four times as long).
+            raise MalformedReply(f"the reply from {url} is not JSON:"
+                                 f" {quote(text, self.secrets, literal=True)}") from exc
 
 
 class _NeverArrived(Exception):
@@ -246,6 +253,12 @@ class _NeverArrived(Exception):
     def __init__(self, cause: requests.RequestException) -> None:
         super().__init__(str(cause))
         self.cause = cause
+
+
+def _past_deadline(url: str, what: str, total: float) -> ConnectionLost:
+    return ConnectionLost(
+        f"no complete reply from {url} to {what} within {total:g} s (connect timeout + read"
+        " timeout); the server may or may not have received it")
 
 
 def _read_body(response: requests.Response, url: str) -> bytes:
@@ -265,8 +278,12 @@ def _read_body(response: requests.Response, url: str) -> bytes:
     return b"".join(chunks)
 
 
-def _reason(exc: requests.RequestException) -> str:
-    """A short, readable cause: the innermost reason urllib3 gives, without its object reprs."""
+def _reason(exc: requests.RequestException, secrets: Secrets) -> str:
+    """A short, readable cause: the innermost reason urllib3 gives, without its object reprs.
+
+    The text comes from the HTTP library, which quotes what the server sent (a bad status
+    line whole, for one): masked, then cut, as any text from a server (``quote``).
+    """
     reason: Any = exc
     while True:
         inner = getattr(reason, "reason", None) or (reason.args[0] if getattr(reason, "args", None) else None)
@@ -277,4 +294,4 @@ def _reason(exc: requests.RequestException) -> str:
     # urllib3's messages start with the connection object's repr: keep what follows it.
     if ">: " in text:
         text = text.split(">: ", 1)[1]
-    return f"{type(reason).__name__}: {text}" if text else type(reason).__name__
+    return f"{type(reason).__name__}: {quote(text, secrets)}" if text else type(reason).__name__

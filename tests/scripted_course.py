@@ -9,10 +9,16 @@ fault when told to (``course.faults[n] = "..."``):
   not JSON, a desynchronised board, an impossible-move or late verdict, missing stats fields,
   replies that quote our ids and key;
 - hostile: a reply that never comes (``hang``), one trickled a byte at a time (``trickle``),
-  JSON nested 100,000 deep (``nested``), a 10 MB body (``huge-body``), a 100 KB message in an
-  otherwise good reply (``huge-msg``), a refusal or an error body that puts our key across the
-  client's quoting cut (``secret-at-cut``, ``422-secret-at-cut``), a reply that is slow but
-  within the timeouts (``slow``).
+  one whose head comes at once and whose body is trickled on a connection the reply closes
+  (``trickle-close``: ``Connection: close``; ``trickle-close-unsized``: the same without a
+  Content-Length; ``trickle-http10``: an HTTP/1.0 reply), JSON nested 100,000 deep
+  (``nested``), a body that is not JSON and grows fourfold as a literal
+  (``notjson-escapes``), a 10 MB body (``huge-body``), a 100 KB message in an otherwise good
+  reply (``huge-msg``), a refusal or an error body that puts our key across the client's
+  quoting cut (``secret-at-cut``, ``422-secret-at-cut``), a 100 KB error body with our key at
+  the cut (``422-huge-secret``, ``500-huge-secret``), a status line that is not HTTP and
+  carries our key after 60 KB of filler (``bad-status-line``), a reply that is slow but within
+  the timeouts (``slow``).
 
 Whole-server shapes: ``null_start`` (the 2021 server's reply to -1: all null),
 ``null_states`` (no board in replies), ``floats`` (every number a float: 0.0, 3.0, cells too).
@@ -37,6 +43,7 @@ from tests import reference
 
 STUDENT, BOT = 1, -1
 QUOTE_CUT = 300  # course.protocol.QUOTE_LIMIT: where the client cuts a quoted text
+TRICKLE_PAUSE = 0.3  # seconds between two bytes of a body trickled after its head
 
 
 def replayed_grid(columns: list[int], we_started: bool) -> reference.Grid:
@@ -145,11 +152,18 @@ class ScriptedCourse:
     def moves_sent(self) -> list[int]:
         return [int(f["move"][0]) for f in self.requests if "move" in f]
 
+    def _huge_secret(self) -> bytes:
+        """A 100 KB error body with our key three characters before the client's cut."""
+        text = "x" * (QUOTE_CUT - 3) + self.key + " was the key"
+        return (text + " filler" * 15_000)[:100_000].encode()
+
     # --- one request: (status code, body or None to drop the connection, headers, how) ------
 
     def handle(self, path: str, form: dict[str, list[str]]) -> tuple[int, bytes | None,
                                                                      dict[str, str], str]:
-        """The reply; ``how`` is "" to send it at once, or "trickle" / "hang"."""
+        """The reply; ``how`` is "" to send it at once, or "trickle" / "hang", or "raw" /
+        "raw-trickle-body" when ``body`` is the whole reply, head included, written as it is
+        (at once, or the head at once and the body a byte at a time)."""
         with self.lock:
             index = len(self.requests)
             self.requests.append(form)
@@ -172,6 +186,12 @@ class ScriptedCourse:
             if fault == "422-secret-at-cut":  # the same across the cut of an error excerpt
                 text = "x" * (QUOTE_CUT - 3) + self.key + " was the key"
                 return 422, text.encode(), {}, ""
+            if fault in ("422-huge-secret", "500-huge-secret"):
+                return int(fault[:3]), self._huge_secret(), {}, ""
+            if fault == "bad-status-line":  # after the move was played: the reply is garbage
+                self._dispatch(path, form)
+                line = "XYZ " + "x" * 60_000 + self.key + " more\r\n\r\n"
+                return 0, line.encode(), {}, "raw"
             if fault == "redirect":
                 return 301, b"", {"Location": "https://elsewhere.example/"}, ""
             if fault == "badkey" or form.get("api_key") != [self.key]:
@@ -202,6 +222,8 @@ class ScriptedCourse:
                 body = _floats(body)
             if fault == "notjson":
                 return 200, b"<html>Bad Gateway</html>", {}, ""
+            if fault == "notjson-escapes":  # each byte quoted as a literal is four characters
+                return 200, b"\x01" * 1000, {}, ""
             if fault == "nested":
                 return 200, b"[" * 100_000 + b"]" * 100_000, {}, ""
             if fault == "huge-body":
@@ -210,6 +232,16 @@ class ScriptedCourse:
                 body["msg"] = ("The bot played. " * 6400)[:100_000]
             if fault == "trickle":
                 return 200, json.dumps(body).encode(), {}, "trickle"
+            if fault in ("trickle-close", "trickle-close-unsized", "trickle-http10"):
+                data = json.dumps(body).encode()
+                status = "HTTP/1.0 200 OK" if fault == "trickle-http10" else "HTTP/1.1 200 OK"
+                head = [status, "Content-Type: application/json"]
+                if fault != "trickle-close-unsized":
+                    head.append(f"Content-Length: {len(data)}")
+                if fault != "trickle-http10":
+                    head.append("Connection: close")
+                raw = ("\r\n".join(head) + "\r\n\r\n").encode() + data
+                return 200, raw, {}, "raw-trickle-body"
             if fault == "echo-ok":
                 body["msg"] = self.echo
             if fault == "stats-missing":
@@ -235,9 +267,25 @@ class _Handler(BaseHTTPRequestHandler):
             self.course.stop.wait(60)
             self.close_connection = True
             return
-        head = [f"HTTP/1.1 {code} Whatever", "Content-Type: application/json",
-                f"Content-Length: {len(body)}", *(f"{k}: {v}" for k, v in headers.items())]
-        raw = ("\r\n".join(head) + "\r\n\r\n").encode() + body
+        if how.startswith("raw"):
+            self.close_connection = True
+            head, sep, rest = body.partition(b"\r\n\r\n")
+            try:
+                self.wfile.write(head + sep if how == "raw-trickle-body" else body)
+                self.wfile.flush()
+                # The body a byte at a time: the client has the head, and http.client has
+                # handed the socket from the connection to the response.
+                for byte in rest if how == "raw-trickle-body" else b"":
+                    if self.course.stop.wait(TRICKLE_PAUSE):
+                        return
+                    self.wfile.write(bytes([byte]))
+                    self.wfile.flush()
+            except OSError:
+                pass
+            return
+        head_lines = [f"HTTP/1.1 {code} Whatever", "Content-Type: application/json",
+                      f"Content-Length: {len(body)}", *(f"{k}: {v}" for k, v in headers.items())]
+        raw = ("\r\n".join(head_lines) + "\r\n\r\n").encode() + body
         if how == "trickle":  # a byte every half second: a 15 s read timeout never trips
             self.close_connection = True
             for byte in raw:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import socket
 import sqlite3
+import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -38,7 +39,7 @@ from course.grid import as_grid
 from engine import Decision, Engine, SearchScore
 from settings import AgentSettings, ServerSettings
 from tests import reference
-from tests.scripted_course import ScriptedCourse, replayed_grid, serve
+from tests.scripted_course import QUOTE_CUT, ScriptedCourse, replayed_grid, serve
 from timecontrol import Limit
 
 KEY = "course-key"
@@ -128,6 +129,38 @@ def test_an_error_body_never_shows_the_key(scripted):
     with pytest.raises(RequestRejected) as info:
         client_for(url).start_game()
     assert KEY not in str(info.value) and "co********" in str(info.value)
+
+
+def test_a_body_quoted_as_a_literal_stays_within_the_cut(scripted):
+    course, url = scripted
+    course.faults[0] = "notjson-escapes"
+    with pytest.raises(MalformedReply, match="not JSON") as info:
+        client_for(url).start_game()
+    # 300 characters quoted, and the words around them: not 300 escapes of four characters.
+    assert len(str(info.value)) < QUOTE_CUT + 150, len(str(info.value))
+
+
+def test_the_http_librarys_text_of_a_bad_status_line_is_masked_and_cut(scripted):
+    course, url = scripted
+    course.faults[0] = "bad-status-line"  # our key after 60 KB of filler
+    with pytest.raises(ConnectionLost, match="may or may not have received it") as info:
+        client_for(url).start_game()
+    text = str(info.value)
+    assert len(text) < QUOTE_CUT + 250, len(text)
+    assert KEY[:3] not in text
+
+
+@pytest.mark.parametrize("fault", ["trickle-close", "trickle-close-unsized", "trickle-http10"])
+def test_a_body_trickled_on_a_closing_connection_is_cut_at_the_deadline(scripted, fault):
+    # http.client gives the socket of such a reply to the response and forgets it on the
+    # connection: the deadline must shut it all the same.
+    course, url = scripted
+    course.faults[0] = fault
+    start = time.monotonic()
+    with pytest.raises(ConnectionLost, match=r"within 1.5 s \(connect timeout"):
+        client_for(url, connect_timeout=0.5, read_timeout=1.0).start_game()
+    assert time.monotonic() - start < 4  # the trickle alone takes about a minute
+    assert course.moves_sent() == [-1]
 
 
 def test_a_slow_reply_is_a_lost_connection_and_is_not_resent(scripted):

@@ -68,18 +68,44 @@ def test_a_malformed_reply_is_a_typed_error(body, message):
         parse_move_reply(body)
 
 
-# Every shape of a successful reply the client accepts (docs/protocol.md lists them).
+def cells(board: list[list[int]]) -> tuple[tuple[int, ...], ...]:
+    return tuple(tuple(row) for row in board)
+
+
+# Every shape of a successful reply the client accepts: each example of the table in
+# docs/protocol.md, in its order, then a few more.
 ACCEPTED = [
+    # today's server: a new game, we start; a new game, the bot started in column 3
+    ({"status": True, "msg": "New game: you start.", "result": 0, "botmove": -1, "state": EMPTY},
+     MoveReply("New game: you start.", 0.0, -1, cells(EMPTY))),
+    ({"status": True, "msg": "...", "result": 0, "botmove": 3, "state": grid("...O...")},
+     MoveReply("...", 0.0, 3, cells(grid("...O...")))),
     # the 2021 server's reply to -1: everything but the message null, the student starts
     ({"msg": "New game initiated, you start. Make your move", "status": True, "result": None,
       "botmove": None, "state": None},
      MoveReply("New game initiated, you start. Make your move", None, None, None)),
+    # a new game whose board alone says that the bot started, and where
+    ({"status": True, "result": None, "botmove": None, "state": grid("..O....")},
+     MoveReply("", None, None, cells(grid("..O....")))),
     # floats where whole numbers are meant, as that server sends them
+    ({"status": True, "result": 0.0, "botmove": 3.0,
+      "state": [[float(c) for c in row] for row in grid("...O...")]},
+     MoveReply("", 0.0, 3, cells(grid("...O...")))),
     ({"status": True, "msg": "", "result": 0.0, "botmove": 3.0, "state": None},
      MoveReply("", 0.0, 3, None)),
     ({"status": True, "msg": None, "result": -1.0, "botmove": -1.0,
       "state": [[float(c) for c in row] for row in grid("...O...", "...X...")]},
      MoveReply("", -1.0, -1, tuple(tuple(r) for r in grid("...O...", "...X...")))),
+    # no board: the game goes on from our copy and the bot's reported move
+    ({"status": True, "result": 0, "botmove": 4, "state": None}, MoveReply("", 0.0, 4, None)),
+    # after our move: no result and no bot move, only the board (the mirror works them out)
+    ({"status": True, "result": None, "botmove": None, "state": grid("...O...", "...X...")},
+     MoveReply("", None, None, cells(grid("...O...", "...X...")))),
+    # the game is over: the server's result, with or without the bot's move and the board
+    ({"status": True, "result": 1, "botmove": -1, "state": grid("XXXXOOO")},
+     MoveReply("", 1.0, -1, cells(grid("XXXXOOO")))),
+    ({"status": True, "result": -1.0, "botmove": None, "state": None},
+     MoveReply("", -1.0, None, None)),
     # fields left out are taken as null; fields we do not know are ignored
     ({"status": True}, MoveReply("", None, None, None)),
     ({"status": True, "msg": "hi", "result": 1, "botmove": -1, "state": None, "game_id": 7,
