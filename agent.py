@@ -28,6 +28,10 @@ import sys
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from settings import Settings
 
 # command -> (module, function); the function takes the parsed arguments and the time main()
 # started, and returns the exit code.  What a user can fix (settings.UsageError, a board
@@ -201,6 +205,7 @@ def build_parser() -> AgentParser:
     p = sub.add_parser("play", help="play against the agent in the terminal")
     p.add_argument("--first", choices=("me", "agent"), default="me", help="who starts (default me)")
     _add_time(p, "agent.seconds_per_move in the config")
+    _add_mode(p)
     _add_config(p)
 
     p = sub.add_parser("solve", help="exact scores of positions read from stdin (Pons' format)")
@@ -247,6 +252,22 @@ def compiled_code_cached(folders: Sequence[Path] | None = None) -> bool:
     return any(any(folder.rglob("negamax*.nbi")) for folder in folders if folder.exists())
 
 
+def config_problems(settings: Settings) -> list[str]:
+    """What the packages using the settings find wrong in them, past the schema's types and
+    ranges: the heuristic's name, the tables' sizes, the local server's variant and switches
+    (``settings`` imports none of them, so their rules come together here), each line naming
+    its key."""
+    from heuristics import heuristic_problems
+    from localserver.variants import variant_problems
+    from search.table import table_bits_problems
+    from solver.table import table_bits_problems as solver_table_bits_problems
+
+    return [*heuristic_problems(settings.agent.heuristic),
+            *table_bits_problems(settings.agent.table_bits),
+            *solver_table_bits_problems(settings.solver.table_bits),
+            *variant_problems(settings.local_server)]
+
+
 def _parse(parser: AgentParser, args_list: list[str]) -> argparse.Namespace:
     """The arguments; a mistyped option is reported with its command's usage."""
     args, extras = parser.parse_known_args(args_list)
@@ -280,9 +301,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     module = importlib.import_module(module_name)
     from board import BoardError
     from course.errors import ClientError
-    from settings import UsageError
+    from settings import UsageError, load_settings
 
     try:
+        # Every problem of the config file in one error, before the command does anything
+        # (the command then reads the small file again for itself).
+        load_settings(args.config, checks=[config_problems])
         return int(getattr(module, function_name)(args, started))
     except (UsageError, BoardError, ClientError) as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -27,13 +27,15 @@ import time
 
 from board import Board, IllegalMove
 from engine.decision import Decision, ProvenScore, SearchScore
-from heuristics import UnknownHeuristic, heuristic_id
+from heuristics import heuristic_problems
 from search import SearchResult, TranspositionTable, iterative_deepening
 from search.iterative import deepest
+from search.table import table_bits_problems
 from settings import AgentSettings, ConfigError, SolverSettings
 from solver import Move, Solver, discs_to_end
 from solver.book import Book, load_book
 from solver.solver import WARM_UP_POSITION
+from solver.table import table_bits_problems as solver_table_bits_problems
 from timecontrol import Clock, Limit
 
 
@@ -61,23 +63,20 @@ class Engine:
         self.settings = settings or AgentSettings()
         self.solver_settings = solver or SolverSettings()
         self.clock = clock
-        try:
-            heuristic_id(self.settings.heuristic)
-        except UnknownHeuristic as exc:
-            raise ConfigError(f"agent.heuristic: {exc}") from None
-        try:
-            self.table = TranspositionTable(bits=self.settings.table_bits)
-        except ValueError as exc:
-            raise ConfigError(f"agent.table_bits: {exc}") from None
         self.mode = self.settings.mode
+        # The rules agent.py checks the config file by, again for settings from flags or code.
+        problems = [*heuristic_problems(self.settings.heuristic),
+                    *table_bits_problems(self.settings.table_bits)]
+        if self.mode == "strongest":
+            problems += solver_table_bits_problems(self.solver_settings.table_bits)
+        if problems:
+            raise ConfigError("; ".join(problems))
+        self.table = TranspositionTable(bits=self.settings.table_bits)
         self.book: Book | None = None
         self.solver: Solver | None = None
         if self.mode == "strongest":
             self.book = load_book(self.solver_settings.book or None)
-            try:
-                self.solver = Solver(self.solver_settings.table_bits, clock=clock, book=self.book)
-            except ValueError as exc:
-                raise ConfigError(f"solver.table_bits: {exc}") from None
+            self.solver = Solver(self.solver_settings.table_bits, clock=clock, book=self.book)
 
     def warm_up(self) -> None:
         """Load (or compile) the compiled code now, so that the first move is not slowed."""

@@ -21,14 +21,21 @@ class UnknownHeuristic(ValueError):
     """A heuristic name that is not in ``HEURISTICS``."""
 
 
+def _unknown(name: str) -> str:
+    return f"unknown heuristic {name!r}; choose one of {', '.join(HEURISTICS)}"
+
+
 def heuristic_id(name: str) -> int:
     """The index of heuristic ``name``; raises ``UnknownHeuristic`` with the known names."""
     try:
         return HEURISTICS.index(name)
     except ValueError:
-        raise UnknownHeuristic(
-            f"unknown heuristic {name!r}; choose one of {', '.join(HEURISTICS)}"
-        ) from None
+        raise UnknownHeuristic(_unknown(name)) from None
+
+
+def heuristic_problems(name: str, key: str = "agent.heuristic") -> list[str]:
+    """The problems of the setting ``key`` naming a heuristic: none when ``name`` is known."""
+    return [] if name in HEURISTICS else [f"{key}: {_unknown(name)}"]
 
 
 @njit(cache=True)
@@ -44,4 +51,5 @@ def evaluate(board: Board, name: str = DEFAULT_HEURISTIC) -> int:
     return int(evaluate_id(heuristic_id(name), board.position, board.mask, board.moves))
 
 
-__all__ = ["DEFAULT_HEURISTIC", "HEURISTICS", "UnknownHeuristic", "evaluate", "heuristic_id"]
+__all__ = ["DEFAULT_HEURISTIC", "HEURISTICS", "UnknownHeuristic", "evaluate", "heuristic_id",
+           "heuristic_problems"]

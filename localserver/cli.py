@@ -12,20 +12,26 @@ from __future__ import annotations
 
 import argparse
 import ipaddress
+import shlex
 import sys
 
 from localserver.variants import SWITCHES, Behaviour, VariantConflict, resolve
 from settings import (
+    API_KEY_ENV,
+    STIL_IDS_ENV,
     ConfigError,
     LocalServerSettings,
     UsageError,
     config_relative,
+    is_placeholder,
     load_settings,
     mask_secret,
     revised,
 )
 
 MEMORY_DB = ":memory:"
+# The id the printed command plays under while the configured ones are the placeholders.
+EXAMPLE_STIL_ID = "local-test"
 # The [local_server] keys a flag of ``agent.py serve`` overrides.
 FLAGS = {"host": "--host", "port": "--port", "db": "--db", "bot_depth": "--bot-depth",
          "time_limit": "--time-limit", "variant": "--variant",
@@ -78,6 +84,20 @@ def describe(behaviour: Behaviour, bot_depth: int) -> str:
     return "; ".join(parts)
 
 
+def play_command(url: str, api_key: str, config: str | None) -> str:
+    """The command that plays a game against this server, ready to paste: its key (the local
+    key is not a secret), the config file it was served with, and, while the configured ids
+    are still the shipped placeholders (which the client refuses to send), an example id."""
+    ids = load_settings(config).server.stil_ids
+    env = [f"{API_KEY_ENV}={shlex.quote(api_key)}"]
+    if any(is_placeholder(stil_id) for stil_id in ids):
+        env.append(f"{STIL_IDS_ENV}={EXAMPLE_STIL_ID}")
+    command = ["python", "agent.py", "online", "--server", url]
+    if config is not None:
+        command += ["--config", config]
+    return " ".join([*env, shlex.join(command)])
+
+
 def serve_command(args: argparse.Namespace, started: float) -> int:
     import uvicorn
 
@@ -107,9 +127,7 @@ def serve_command(args: argparse.Namespace, started: float) -> int:
         print(f"local course server on {url}  (docs: {url}docs, progress: {url}progress)")
         print(f"  variant {settings.variant}: {describe(behaviour, settings.bot_depth)}")
         print(f"  time: {limit}; database: {settings.db}; api key: {mask_secret(settings.api_key)}")
-        # The local key is not a secret: the command is printed whole, ready to paste.
-        print(f"  play against it: EDAP01_API_KEY={settings.api_key} python agent.py online"
-              f" --server {url}")
+        print(f"  play against it: {play_command(url, settings.api_key, args.config)}")
         if not _is_loopback(settings.host):
             print(f"warning: listening on {settings.host}, not only on this machine",
                   file=sys.stderr)

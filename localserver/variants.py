@@ -26,7 +26,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from settings import LocalServerSettings
 
 START_MESSAGE_2021 = "New game initiated, you start. Make your move"
 
@@ -61,31 +64,54 @@ def _shown(value: object) -> str:
     return str(value).lower() if isinstance(value, bool) else str(value)
 
 
-def resolve(variant: str, chosen: Mapping[str, tuple[object, str]], *,
-            variant_source: str = "variant") -> Behaviour:
-    """The behaviour of ``variant`` with the switches in ``chosen`` applied.
+def conflicts(variant: str, chosen: Mapping[str, tuple[object, str]], *,
+              variant_source: str = "variant") -> list[str]:
+    """Why ``variant`` with the switches in ``chosen`` cannot be: none when it can.
 
     ``chosen`` maps a switch to its value and where it was set (a config key or a flag), for
-    the message; ``variant_source`` names where the variant was chosen.  Raises
-    ``VariantConflict`` naming them for an unknown variant, a switch against a fixed variant,
-    or switches that cannot work together.
+    the message; ``variant_source`` names where the variant was chosen.  The problems are an
+    unknown variant, each switch set against a fixed variant, or switches that cannot work
+    together.
     """
     if variant not in VARIANTS:
-        raise VariantConflict(f"{variant_source}: unknown variant {variant!r};"
-                              f" choose one of {', '.join(VARIANTS)}")
+        return [f"{variant_source}: unknown variant {variant!r};"
+                f" choose one of {', '.join(VARIANTS)}"]
     base = VARIANTS[variant]
-    for name, (value, source) in chosen.items():
-        fixed = getattr(base, name)
-        if name in FIXED[variant] and value != fixed:
-            raise VariantConflict(
-                f"{source} {_shown(value)} contradicts {variant_source} {variant}, whose"
-                f" {name} is {_shown(fixed)}: leave it out, or use variant current and set"
-                " the switches one by one")
+    problems = [
+        f"{source} {_shown(value)} contradicts {variant_source} {variant}, whose {name} is"
+        f" {_shown(getattr(base, name))}: leave it out, or use variant current and set the"
+        " switches one by one"
+        for name, (value, source) in chosen.items()
+        if name in FIXED[variant] and value != getattr(base, name)]
+    if problems:  # whether switches against the variant could work together is moot
+        return problems
     values: dict[str, Any] = {name: value for name, (value, _) in chosen.items()}
     behaviour = replace(base, **values)
     if behaviour.null_start_reply and behaviour.first != "student":
         where = chosen.get("first", (None, "first"))[1]
-        raise VariantConflict(
+        problems.append(
             f"{where} {behaviour.first} cannot go with null_start_reply: a reply to -1 with a"
             " null board cannot say where the bot started (set first to student)")
-    return behaviour
+    return problems
+
+
+def resolve(variant: str, chosen: Mapping[str, tuple[object, str]], *,
+            variant_source: str = "variant") -> Behaviour:
+    """The behaviour of ``variant`` with the switches in ``chosen`` applied.
+
+    Raises ``VariantConflict`` with every problem ``conflicts`` finds, naming where each side
+    was set.
+    """
+    problems = conflicts(variant, chosen, variant_source=variant_source)
+    if problems:
+        raise VariantConflict("; ".join(problems))
+    values: dict[str, Any] = {name: value for name, (value, _) in chosen.items()}
+    return replace(VARIANTS[variant], **values)
+
+
+def variant_problems(settings: LocalServerSettings) -> list[str]:
+    """The problems of ``[local_server]``'s variant and switches (``conflicts``), each naming
+    its keys."""
+    chosen = {name: (getattr(settings, name), f"local_server.{name}") for name in SWITCHES
+              if getattr(settings, name) is not None}
+    return conflicts(settings.variant, chosen, variant_source="local_server.variant")

@@ -4,11 +4,19 @@
 the environment's overrides and checks changed copies (``revised``), ``settings.secrets`` masks
 the course key and the ids in output, and ``settings.errors`` has the two errors a user can fix
 (``UsageError``, ``ConfigError``).  This package imports nothing of the project: whoever needs
-a setting imports it, and checks what the value means to it where it uses it.
+a setting imports it, and checks what the value means to it where it uses it; the packages'
+rules (``Check``) can be passed to ``load_settings`` so that their problems are reported with
+the schema's, in one error naming the file.
 """
 
 from settings.errors import ConfigError, UsageError
-from settings.loading import DEFAULT_CONFIG_PATH, config_relative, load_settings, revised
+from settings.loading import (
+    DEFAULT_CONFIG_PATH,
+    Check,
+    config_relative,
+    load_settings,
+    revised,
+)
 from settings.schema import (
     MODES,
     AgentSettings,
@@ -34,6 +42,7 @@ __all__ = [
     "MODES",
     "STIL_IDS_ENV",
     "AgentSettings",
+    "Check",
     "ConfigError",
     "LocalServerSettings",
     "RecordSettings",

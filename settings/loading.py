@@ -2,16 +2,20 @@
 changed copies of a section that are checked like the file.
 
 Every problem is reported at once, each naming the file and the key (``config.toml:
-agent.min_depth: must be at least 1, got 0``); values of secret keys are never quoted.
+agent.min_depth: must be at least 1, got 0``); values of secret keys are never quoted.  The
+schema checks types and ranges; what a value means to another package (a heuristic's name, a
+table's size, a server variant) that package checks, and its rules come in as ``checks``
+(``agent.py`` passes them), so that their problems are reported with the schema's, in one
+error.
 """
 
 from __future__ import annotations
 
 import os
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -23,6 +27,9 @@ DEFAULT_CONFIG_PATH = Path(__file__).resolve().parent.parent / "config.toml"
 SECRET_KEYS = ("api_key", "stil_ids")
 
 Model = TypeVar("Model", bound=BaseModel)
+# A rule of the package that uses some settings: the problems it finds, each a line
+# ``section.key: what is wrong`` (none when the settings suit it).
+Check = Callable[[Settings], list[str]]
 
 _PLAIN = {
     "float_type": "expected a number",
@@ -75,12 +82,19 @@ def describe(exc: ValidationError, model: type[BaseModel], names: Mapping[str, s
         where = head + "".join(f"[{p}]" if p.isdigit() else f".{p}" for p in loc[1:])
         if prefix and not (names and loc and loc[0] in names):
             where = f"{prefix}.{where}"
-        fields: Mapping[str, Any] = model.model_fields
+        owner: type[BaseModel] | None = model
         for part in loc[:-1]:
-            annotation = fields.get(part)
+            annotation = owner.model_fields.get(part) if owner else None
             sub = getattr(annotation, "annotation", None)
-            fields = sub.model_fields if isinstance(sub, type) and issubclass(sub, BaseModel) else {}
-        message = _message(error, fields)
+            owner = sub if isinstance(sub, type) and issubclass(sub, BaseModel) else None
+        removed: Mapping[str, str] = getattr(owner, "removed_keys", {})
+        if error["type"] == "extra_forbidden" and loc and loc[-1] in removed:
+            # Said of the section, once for all the old keys one change replaced.
+            line = f"{where.rpartition('.')[0] or where}: {removed[loc[-1]]}"
+            if line not in lines:
+                lines.append(line)
+            continue
+        message = _message(error, owner.model_fields if owner else {})
         secret = any(part in SECRET_KEYS for part in loc)
         if "input" in error and not secret and error["type"] not in ("extra_forbidden",
                                                                        "value_error"):
@@ -89,7 +103,7 @@ def describe(exc: ValidationError, model: type[BaseModel], names: Mapping[str, s
     return lines
 
 
-def _raise(source: str, lines: list[str]) -> None:
+def _raise(source: str, lines: list[str]) -> NoReturn:
     if len(lines) == 1:
         raise ConfigError(f"{source}: {lines[0]}")
     raise ConfigError(f"{source}: {len(lines)} problems:\n" + "\n".join(f"  {line}" for line in lines))
@@ -111,11 +125,30 @@ def revised(model: Model, changes: Mapping[str, Any], *, names: Mapping[str, str
         raise ConfigError("\n".join(lines)) from None
 
 
+def _valid_part(data: Mapping[str, Any], exc: ValidationError) -> Settings | None:
+    """The settings of ``data`` with each value the schema refused left at its default, so
+    that the checks still see every value that passed; None if even that is not valid."""
+    kept: dict[str, Any] = {name: dict(section) if isinstance(section, dict) else section
+                            for name, section in data.items()}
+    for error in exc.errors():
+        section, *inner = (str(part) for part in error["loc"])
+        if inner and isinstance(kept.get(section), dict):
+            kept[section].pop(inner[0], None)
+        else:
+            kept.pop(section, None)
+    try:
+        return Settings.model_validate(kept)
+    except ValidationError:
+        return None
+
+
 def load_settings(path: str | os.PathLike[str] | None = None,
-                  env: Mapping[str, str] | None = None) -> Settings:
+                  env: Mapping[str, str] | None = None, *,
+                  checks: Sequence[Check] = ()) -> Settings:
     """Read ``path`` (default: the repository's ``config.toml``) and apply the environment.
 
     A missing default file gives the defaults; a missing file named explicitly is an error.
+    The problems the schema and ``checks`` find are one ``ConfigError`` naming the file.
     ``EDAP01_API_KEY`` and ``EDAP01_STIL_IDS`` (comma-separated) win over ``[server]``.
     """
     env = os.environ if env is None else env
@@ -131,10 +164,18 @@ def load_settings(path: str | os.PathLike[str] | None = None,
             raise ConfigError(f"{config_path}: cannot read: {exc.strerror or exc}") from exc
     elif path is not None:
         raise ConfigError(f"{config_path}: no such config file")
+    problems: list[str] = []
     try:
-        settings = Settings.model_validate(data)
+        valid: Settings | None = Settings.model_validate(data)
     except ValidationError as exc:
-        _raise(str(config_path), describe(exc, Settings))
+        problems = describe(exc, Settings)
+        valid = _valid_part(data, exc)
+    if valid is not None:
+        for check in checks:
+            problems += check(valid)
+    if problems or valid is None:
+        _raise(str(config_path), problems)
+    settings = valid
     overrides: dict[str, Any] = {}
     names: dict[str, str] = {}
     if env.get(API_KEY_ENV):

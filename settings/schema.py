@@ -4,15 +4,18 @@ A section accepts exactly its keys, each of its type (strict: ``"5"`` is not a n
 is not ``true``) and range.  What a value means to another part of the program is checked
 where that part uses it (a heuristic's name by the engine, a table size by the table, a
 server variant by the local server, an id by the protocol), so this package imports nothing
-of the project.  Secrets (the course key, the student ids) are kept out of the models' repr.
+of the project; ``agent.py`` hands those packages' rules to ``load_settings``, which reports
+their problems with the schema's.  A removed key is refused with what replaced it
+(``removed_keys``).  Secrets (the course key, the student ids) are kept out of the models' repr.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from collections.abc import Mapping
+from typing import Annotated, ClassVar, Literal
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 COURSE_SERVER_URL = "https://vilde.cs.lth.se/edap01-4inarow/"
 
@@ -45,6 +48,10 @@ class Section(BaseModel):
     """A section of ``config.toml``: frozen, strict, no unknown keys."""
 
     model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+
+    # Keys of earlier versions, each with what replaced it: refused with that message instead
+    # of "unknown key", as one problem among the section's others (``settings.loading``).
+    removed_keys: ClassVar[Mapping[str, str]] = {}
 
 
 class ServerSettings(Section):
@@ -85,13 +92,10 @@ class AgentSettings(Section):
     min_depth: Annotated[int, Field(ge=1, le=12)] = 5
     table_bits: int = 22
 
-    @model_validator(mode="before")
-    @classmethod
-    def _no_old_switches(cls, data: Any) -> Any:
-        if isinstance(data, dict) and ({"use_book", "use_solver"} & set(data)):
-            raise ValueError('use_book and use_solver are replaced by mode: "course" (the'
-                             ' heuristic search alone) or "strongest" (book, solver, search)')
-        return data
+    removed_keys: ClassVar[Mapping[str, str]] = dict.fromkeys(
+        ("use_book", "use_solver"),
+        'use_book and use_solver are replaced by mode: "course" (the heuristic search alone)'
+        ' or "strongest" (book, solver, search)')
 
 
 class RecordSettings(Section):

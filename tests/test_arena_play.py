@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -19,7 +20,8 @@ from settings import AgentSettings
 from tests.helpers import assert_option_refused
 
 ROOT = Path(__file__).resolve().parent.parent
-FAST = AgentSettings(seconds_per_move=0.05)
+AGENT = AgentSettings()
+FAST = 0.05  # seconds per move
 
 
 class Terminal(io.StringIO):
@@ -39,7 +41,8 @@ class CtrlC:
 
 def play(lines: str, *, human_first: bool = True) -> tuple[int, str]:
     out = io.StringIO()
-    code = play_terminal(FAST, human_first=human_first, stdin=io.StringIO(lines), stdout=out)
+    code = play_terminal(AGENT, seconds=FAST, human_first=human_first, stdin=io.StringIO(lines),
+                         stdout=out)
     return code, out.getvalue()
 
 
@@ -72,7 +75,8 @@ def test_end_of_input_exits_cleanly() -> None:
 
 def test_ctrl_c_exits_cleanly() -> None:
     out = io.StringIO()
-    code = play_terminal(FAST, human_first=True, stdin=cast(TextIO, CtrlC()), stdout=out)
+    code = play_terminal(AGENT, seconds=FAST, human_first=True, stdin=cast(TextIO, CtrlC()),
+                         stdout=out)
     assert code == 130
     assert out.getvalue().rstrip().endswith("Game abandoned. Bye!")
 
@@ -136,6 +140,20 @@ def test_human_player_marks_the_reply() -> None:
     assert human.choose(Board.from_moves("46")) == 2  # the reply was column 5
     last_board = out.getvalue().split("Your move")[-2]
     assert last_board.rstrip().endswith(" " * 10 + "^")
+
+
+@pytest.mark.parametrize(("mode", "stages"), [("course", "search"),
+                                             ("strongest", "book|solver|search")])
+def test_play_has_a_mode_and_says_it_with_each_move(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, mode: str, stages: str
+) -> None:
+    monkeypatch.setattr(sys, "stdin", io.StringIO("3\nq\n"))
+    assert agent.main(["play", "--mode", mode, "--time", "0.2"]) == 0
+    out = capsys.readouterr().out
+    assert f"the agent plays O in {mode} mode with 0.2 s per move" in out
+    # As online, local and move say it: the stage that decided the move, and the mode.
+    assert re.search(rf"The agent plays column \d \(\d+\.\d\d s, depth \d+, ({stages}),"
+                     rf" {mode} mode\)\.", out), out
 
 
 def test_bad_time_is_one_error_line(capsys: pytest.CaptureFixture[str]) -> None:

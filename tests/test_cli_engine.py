@@ -13,6 +13,7 @@ import pytest
 import agent
 from board import Board
 from heuristics import evaluate
+from settings import load_settings
 from tests.helpers import assert_option_refused
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -148,6 +149,34 @@ def test_a_setting_is_checked_where_it_is_used_and_named(
     code, out, err = run(capsys, *argv, "--config", str(path))
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and err.startswith("error: ") and message in err, err
+
+
+@pytest.mark.parametrize("argv", [["move", "44"], ["stats"], ["serve", "--db", ":memory:"],
+                                  ["solve", "--table-bits", "24"]])
+def test_every_problem_of_the_config_is_one_error_before_any_command_runs(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, argv: list[str],
+) -> None:
+    # Four problems the schema cannot see: each package's rule (the heuristics, the two
+    # tables, the local server's variants) finds its own, and they come out together.
+    path = tmp_path / "config.toml"
+    path.write_text('[agent]\nheuristic = "magic"\ntable_bits = 40\n'
+                    '[solver]\ntable_bits = 3\n[local_server]\nvariant = "2020"\n')
+    code, out, err = run(capsys, *argv, "--config", str(path))
+    assert code == 2 and out == ""
+    assert err.splitlines() == [
+        f"error: {path}: 4 problems:",
+        "  agent.heuristic: unknown heuristic 'magic'; choose one of windows5000, threats",
+        "  agent.table_bits: must be 10-27 (a table of 2**bits entries of 16 bytes), not 40",
+        "  solver.table_bits: must be 24-28 (a table of about 2**bits entries of 4 bytes),"
+        " not 3",
+        "  local_server.variant: unknown variant '2020'; choose one of current, 2021"]
+
+
+def test_the_default_settings_pass_every_packages_rules() -> None:
+    from settings import Settings
+
+    assert agent.config_problems(Settings()) == []
+    assert agent.config_problems(load_settings(env={})) == []  # the shipped config.toml
 
 
 def test_a_mistyped_option_shows_its_commands_usage(capsys: pytest.CaptureFixture[str]) -> None:

@@ -142,13 +142,16 @@ def _lines(stream: IO[str]) -> queue.Queue[str]:
 
 def test_serve_runs_a_server_with_the_configured_settings(tmp_path: Path) -> None:
     config = tmp_path / "config.toml"
-    config.write_text('[local_server]\napi_key = "hemlig"\nfirst = "student"\ntime_limit = 0\n')
+    # The ids are the shipped placeholders; a quick agent for the game the printed command plays.
+    config.write_text('[local_server]\napi_key = "hemlig"\nfirst = "student"\ntime_limit = 0\n'
+                      '[agent]\nseconds_per_move = 0.05\ntable_bits = 16\n')
     db = tmp_path / "served.sqlite3"
     command = [sys.executable, str(REPO / "agent.py"), "serve", "--config", str(config),
                "--port", "0", "--db", str(db), "--first", "bot"]
+    env = {name: value for name, value in os.environ.items() if not name.startswith("EDAP01_")}
     process = subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True, preexec_fn=default_ctrl_c,
-                               env={**os.environ, "PYTHONUNBUFFERED": "1"})
+                               env={**env, "PYTHONUNBUFFERED": "1"})
     try:
         assert process.stdout is not None
         output = _lines(process.stdout)
@@ -157,9 +160,16 @@ def test_serve_runs_a_server_with_the_configured_settings(tmp_path: Path) -> Non
         url = banner[0].split()[4]
         assert banner[1].startswith("  variant current: bot: minimax depth 3; first: bot;")
         assert "he****" in banner[2]
-        # The local key is not a secret: the command to play against the server is ready to paste.
-        assert banner[3].strip() == (f"play against it: EDAP01_API_KEY=hemlig python agent.py"
-                                     f" online --server {url}")
+        # The local key is not a secret, and an example id stands in for the placeholder: the
+        # command to play against the server is ready to paste.
+        printed = (f"EDAP01_API_KEY=hemlig EDAP01_STIL_IDS=local-test python agent.py online"
+                   f" --server {url} --config {config}")
+        assert banner[3].strip() == f"play against it: {printed}"
+        pasted = printed.replace("python agent.py", f"{sys.executable} {REPO / 'agent.py'}")
+        game = subprocess.run(pasted, shell=True, cwd=tmp_path, env=env, capture_output=True,
+                              text=True, timeout=300)
+        assert game.returncode in (0, 1), game.stderr  # 1: the game was lost
+        assert "summary: 1 games: " in game.stdout and "Traceback" not in game.stderr
         form = {"stil_id": ["cli-s"], "move": -1, "api_key": "hemlig"}
         reply = requests.post(url + "move", data=form, timeout=30).json()
         assert reply["status"] is True and reply["botmove"] >= 0  # --first beat the config

@@ -12,6 +12,7 @@ from settings import (
     ConfigError,
     LocalServerSettings,
     ServerSettings,
+    Settings,
     check_server_url,
     config_relative,
     load_settings,
@@ -97,6 +98,43 @@ def test_every_problem_of_a_file_is_reported_at_once(tmp_path):
                          "  agent.min_depth: must be at least 1, got 0",
                          "  agent.foo: unknown key (known: heuristic, min_depth, mode,"
                          " safety_margin, seconds_per_move, table_bits)"]
+
+
+def test_a_removed_key_is_one_problem_among_the_sections_others(tmp_path):
+    path = write(tmp_path, '[agent]\nuse_book = true\nuse_solver = false\nmin_depth = 0\n'
+                           'mode = "fast"\n')
+    with pytest.raises(ConfigError) as info:
+        load_settings(path, env={})
+    lines = str(info.value).splitlines()
+    assert lines[0] == f"{path}: 3 problems:"
+    assert set(lines[1:]) == {
+        '  agent: use_book and use_solver are replaced by mode: "course" (the heuristic search'
+        ' alone) or "strongest" (book, solver, search)',
+        "  agent.min_depth: must be at least 1, got 0",
+        "  agent.mode: must be one of 'course', 'strongest', got 'fast'"}
+
+
+def test_the_checks_of_other_packages_are_reported_with_the_schemas_problems(tmp_path):
+    def heuristic_known(settings):
+        name = settings.agent.heuristic
+        return [] if name == "windows5000" else [f"agent.heuristic: unknown heuristic {name!r}"]
+
+    def seen(settings):
+        looked.append(settings)
+        return []
+
+    looked: list[Settings] = []
+    path = write(tmp_path, '[agent]\nmin_depth = 0\nheuristic = "magic"\n[record]\npath = 5\n')
+    with pytest.raises(ConfigError) as info:
+        load_settings(path, env={}, checks=[heuristic_known, seen])
+    assert str(info.value).splitlines() == [
+        f"{path}: 3 problems:", "  agent.min_depth: must be at least 1, got 0",
+        "  record.path: expected text in quotes, got 5",
+        "  agent.heuristic: unknown heuristic 'magic'"]
+    # The checks saw every value the schema took, the refused ones at their defaults.
+    assert looked[0].agent.min_depth == 5 and looked[0].record.path == "records/games.sqlite3"
+    path = write(tmp_path, '[agent]\nheuristic = "windows5000"\n')
+    assert load_settings(path, env={}, checks=[heuristic_known]).agent.heuristic == "windows5000"
 
 
 def test_a_secret_value_is_never_quoted_in_an_error(tmp_path):
