@@ -15,7 +15,7 @@ from rich.markup import escape
 
 from arena.human import HumanPlayer, disc, render_board
 from arena.match import FOUR, GameAbandoned, PlayedGame, play_game
-from arena.report import text_report, write_report
+from arena.report import print_report, write_report
 from arena.results import summarize
 from arena.tournament import (
     make_plan,
@@ -24,16 +24,20 @@ from arena.tournament import (
     worker_count,
 )
 from board import Board, moves_to_string
+from engine.cli import with_mode
 from engine.games import PlayedMove
 from engine.players import OursPlayer, parse_spec
-from settings import AgentSettings, SolverSettings, UsageError, load_settings, revised
+from settings import AgentSettings, SolverSettings, UsageError, load_settings
 from terminal import progress
 
 # --- tournament -----------------------------------------------------------------------------
 
 def tournament_command(args: argparse.Namespace, started: float) -> int:
     settings = load_settings(args.config)
-    specs = [parse_spec(part, seconds=args.time) for part in args.players.split(",")
+    # The one place a tournament's time is read: an ``ours`` without one plays --time, else
+    # the configured time per move, and carries it in its spec to the workers.
+    seconds = settings.agent.seconds_per_move if args.time is None else args.time
+    specs = [parse_spec(part, seconds=seconds) for part in args.players.split(",")
              if part.strip()]
     plan = make_plan(specs, args.games, args.seed, settings.agent, settings.solver,
                      opening_plies=args.opening_plies)
@@ -51,7 +55,7 @@ def tournament_command(args: argparse.Namespace, started: float) -> int:
     if args.json:
         print(json.dumps(summary.to_dict()))
     else:
-        print(text_report(summary))
+        print_report(summary)
     if out_dir is not None:
         command = _command_line(args, plan.seed)
         written = write_report(summary, out_dir, command)
@@ -97,18 +101,19 @@ def _command_line(args: argparse.Namespace, seed: int) -> str:
 
 def play_command(args: argparse.Namespace, started: float) -> int:
     settings = load_settings(args.config)
-    agent = settings.agent
-    if args.time is not None:
-        agent = revised(agent, {"seconds_per_move": args.time})
-    return play_terminal(agent, human_first=args.first == "me", stdin=sys.stdin,
-                         stdout=sys.stdout, solver=settings.solver)
+    agent = with_mode(settings.agent, args.mode)
+    seconds = agent.seconds_per_move if args.time is None else args.time
+    return play_terminal(agent, seconds=seconds, human_first=args.first == "me",
+                         stdin=sys.stdin, stdout=sys.stdout, solver=settings.solver)
 
 
-def play_terminal(agent: AgentSettings, *, human_first: bool, stdin: TextIO, stdout: TextIO,
-                  colour: bool | None = None, solver: SolverSettings | None = None) -> int:
+def play_terminal(agent: AgentSettings, *, seconds: float, human_first: bool, stdin: TextIO,
+                  stdout: TextIO, colour: bool | None = None,
+                  solver: SolverSettings | None = None) -> int:
     """One game of a person against our agent in the terminal.
 
-    ``agent`` and ``solver`` configure the engine (``solver`` None: the built-in defaults).
+    ``agent`` and ``solver`` configure the engine (``solver`` None: the built-in defaults);
+    ``seconds`` is the agent's time per move.
     Returns 0 when the game ends or the person quits (``q`` or end of input), 130 on Ctrl-C.
     """
     human = HumanPlayer(stdin, stdout, colour)
@@ -117,10 +122,10 @@ def play_terminal(agent: AgentSettings, *, human_first: bool, stdin: TextIO, std
         human.say(markup)
 
     say("Loading the agent (the very first run compiles the search, which takes a while)...")
-    ours = OursPlayer(agent, solver)
+    ours = OursPlayer(agent, solver, seconds=seconds)
     you, it = disc(human_first), disc(not human_first)
-    say(f"You play {you}, the agent plays {it} with {agent.seconds_per_move:g} s per move. "
-        f"{'You start.' if human_first else 'The agent starts.'}")
+    say(f"You play {you}, the agent plays {it} in {agent.mode} mode with {seconds:g} s per"
+        f" move. {'You start.' if human_first else 'The agent starts.'}")
     say("Drop a disc by typing its column number; connect four to win.")
 
     def on_move(board: Board, move: PlayedMove) -> None:
@@ -128,13 +133,13 @@ def play_terminal(agent: AgentSettings, *, human_first: bool, stdin: TextIO, std
         if agent_moved:
             detail = f"{move.seconds:.2f} s"
             if move.depth is not None:
-                detail += f", depth {move.depth}, {move.source}"
+                detail += f", depth {move.depth}, {move.source}, {move.mode} mode"
             say(f"The agent plays column {move.column} ({detail}).")
         elif not board.is_over():
-            say(f"The agent is thinking (up to {agent.seconds_per_move:g} s)...")
+            say(f"The agent is thinking (up to {seconds:g} s)...")
 
     if not human_first:
-        say(f"The agent is thinking (up to {agent.seconds_per_move:g} s)...")
+        say(f"The agent is thinking (up to {seconds:g} s)...")
     players = (human, ours) if human_first else (ours, human)
     names = ("you", "agent") if human_first else ("agent", "you")
     try:

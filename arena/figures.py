@@ -4,7 +4,8 @@ Each function takes plain data (our players' moves, tallies) and writes one PNG 
 matplotlib's Agg backend (files only, no display needed), loaded on first use.  The same care
 in all of them: one legend entry per series, a title that counts what the figure shows, axes
 that show the data (the time per move on a log scale, so a 0.3 s budget and a 0.001 s book move
-both show), and a reference line drawn once (the budget, the depth-5 floor).
+both show), a reference line drawn once (the budget, the depth-5 floor), and legends outside
+the axes, where they cover no data however dense.
 """
 
 from __future__ import annotations
@@ -43,9 +44,27 @@ def pyplot() -> Any:
 
 
 def _save(fig: Any, path: Path) -> None:
-    fig.tight_layout()
+    if fig.get_layout_engine() is None:  # a constrained figure has laid itself out
+        fig.tight_layout()
     fig.savefig(path, dpi=DPI)
     pyplot().close(fig)
+
+
+def legend_below(fig: Any, ax: Any) -> Any:
+    """The axes' legend under them, outside, as many entries to a row as fit; the figure must
+    be made with ``layout="constrained"``, which makes room for it."""
+    handles, labels = ax.get_legend_handles_labels()
+    # About 100 characters of the small font fit across a 9-inch figure, handles included.
+    per_row = max(1, min(len(labels), 100 // (max(len(label) for label in labels) + 8)))
+    return fig.legend(handles, labels, loc="outside lower center", ncols=per_row,
+                      fontsize="small", frameon=False)
+
+
+def integer_ticks(axis: Any) -> None:
+    """Ticks on whole numbers only (plies, moves): a count has no half."""
+    from matplotlib.ticker import MaxNLocator
+
+    axis.set_major_locator(MaxNLocator(integer=True))
 
 
 def _by_ply(moves: Sequence[PlayedMove], value: Any) -> dict[int, list[float]]:
@@ -74,7 +93,7 @@ def plot_time_per_move(series: Sequence[Series], path: Path) -> bool:
     if not series:
         return False
     plt = pyplot()
-    fig, ax = plt.subplots(figsize=(9, 4.8))
+    fig, ax = plt.subplots(figsize=(9, 4.8), layout="constrained")
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     for i, one in enumerate(series):
         colour = colours[i % len(colours)]
@@ -93,7 +112,7 @@ def plot_time_per_move(series: Sequence[Series], path: Path) -> bool:
     ax.set_title(f"Time per move: {moves} moves of ours")
     ax.set_xlim(0, 43)
     ax.grid(alpha=0.3, which="both")
-    ax.legend(fontsize="small", loc="lower left")
+    legend_below(fig, ax)
     _save(fig, path)
     return True
 
@@ -106,7 +125,7 @@ def plot_depth_per_move(series: Sequence[Series], path: Path, *, floor: int | No
     if not series:
         return False
     plt = pyplot()
-    fig, ax = plt.subplots(figsize=(9, 4.8))
+    fig, ax = plt.subplots(figsize=(9, 4.8), layout="constrained")
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     searched = 0
     others = 0
@@ -132,8 +151,9 @@ def plot_depth_per_move(series: Sequence[Series], path: Path, *, floor: int | No
     ax.set_title(title, fontsize="medium")
     ax.set_xlim(0, 43)
     ax.set_ylim(bottom=0)
+    integer_ticks(ax.yaxis)
     ax.grid(alpha=0.3)
-    ax.legend(fontsize="small", loc="lower left")
+    legend_below(fig, ax)
     _save(fig, path)
     return True
 
@@ -166,9 +186,10 @@ def plot_tallies(rows: Sequence[tuple[str, Tally]], path: Path, title: str) -> N
 
 
 def plot_matrix(labels: Sequence[str], scores: Sequence[Sequence[float | None]], games: int,
-                path: Path, title: str) -> None:
+                path: Path, title: str, note: str | None = None) -> None:
     """A win-rate matrix: cell (row, column) is the row player's score against the column's
-    ((wins + draws / 2) / games), green for more than half."""
+    ((wins + draws / 2) / games), green for more than half; ``note`` follows the count of
+    games under the title (what so many games can show)."""
     plt = pyplot()
     n = len(labels)
     fig, ax = plt.subplots(figsize=(2.2 + 1.3 * n, 1.6 + 1.1 * n))
@@ -183,6 +204,7 @@ def plot_matrix(labels: Sequence[str], scores: Sequence[Sequence[float | None]],
     ax.set_yticks(range(n), labels, fontsize="small")
     ax.set_xlabel("opponent")
     ax.set_ylabel("player")
-    ax.set_title(f"{title}\n({games} games per pairing)", fontsize="medium")
+    count = f"{games} games per pairing" + (f": {note}" if note else "")
+    ax.set_title(f"{title}\n({count})", fontsize="medium")
     fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04, label="score of the row's player")
     _save(fig, path)

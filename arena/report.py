@@ -1,4 +1,8 @@
-"""Tournament results as text tables, a markdown summary, PNG plots and raw game records.
+"""Tournament results as tables in the terminal, a markdown summary, PNG plots and raw records.
+
+``print_report`` prints the tables with rich: styled on a terminal, plain text into a file or
+a pipe; ``text_report`` is that plain text.  Rows are never wrapped or cut to a width (a log
+keeps one line per player, as grep and a reader want).
 
 ``write_report(summary, out_dir)`` writes what a student puts in the course report:
 
@@ -13,9 +17,17 @@ The figures are drawn by ``arena.figures``.
 
 from __future__ import annotations
 
+import io
 import json
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TextIO
+
+from rich import box
+from rich.console import Console, RenderableType
+from rich.padding import Padding
+from rich.table import Table
+from rich.text import Text
 
 from arena.figures import (
     Series,
@@ -26,25 +38,30 @@ from arena.figures import (
 from arena.results import OVERRUN_TOLERANCE, MoveStats, Standing, Summary
 from arena.tournament import starts
 from engine.games import PlayedMove
+from terminal import console
 
-# --- text tables --------------------------------------------------------------------------------
+# Wider than any table: rows are laid out at their natural width, never wrapped or cut (rich
+# would squeeze them into 80 columns in a pipe, or drop columns on a narrow terminal).
+UNLIMITED_WIDTH = 10_000
 
-def _table(headers: Sequence[str], rows: Sequence[Sequence[str]], *, markdown: bool) -> list[str]:
-    """Rows under headers; numbers right-aligned (a cell starting with a digit or a minus)."""
-    if markdown:
-        lines = ["| " + " | ".join(headers) + " |",
-                 "|" + "|".join("---:" if i else "---" for i in range(len(headers))) + "|"]
-        lines += ["| " + " | ".join(row) + " |" for row in rows]
-        return lines
-    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
+# --- tables -------------------------------------------------------------------------------------
 
-    def fmt(cells: Sequence[str]) -> str:
-        out = []
-        for i, cell in enumerate(cells):
-            out.append(cell.ljust(widths[i]) if i == 0 else cell.rjust(widths[i]))
-        return "  ".join(out).rstrip()
+def _table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> Table:
+    """Rows under headers, the player's name on the left and the figures right-aligned."""
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, header_style="bold")
+    for i, header in enumerate(headers):
+        table.add_column(Text(header), justify="right" if i else "left", no_wrap=True)
+    for row in rows:
+        table.add_row(*(Text(cell) for cell in row))  # Text: a label is never read as markup
+    return table
 
-    return [fmt(headers), *(fmt(r) for r in rows)]
+
+def _markdown_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+    """Rows under headers as a markdown table, the figures right-aligned."""
+    lines = ["| " + " | ".join(headers) + " |",
+             "|" + "|".join("---:" if i else "---" for i in range(len(headers))) + "|"]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return lines
 
 
 def _standing_rows(standings: Sequence[Standing], *, forfeits: bool) -> list[list[str]]:
@@ -83,26 +100,46 @@ MOVE_HEADERS = ["player", "moves", "mean s/move", "max s/move", "mean search dep
                 f"over budget+{1000 * OVERRUN_TOLERANCE:.0f}ms"]
 
 
-def text_report(summary: Summary) -> str:
-    """The tables ``agent.py tournament`` prints: per pairing, overall, and per-move figures."""
+def _indented(table: Table) -> Padding:
+    return Padding(table, (0, 0, 0, 2), expand=False)
+
+
+def _report_parts(summary: Summary) -> list[RenderableType]:
+    """The tables ``agent.py tournament`` prints, under their headings, with blank lines."""
     plan = summary.plan
-    lines = [f"{len(summary.outcomes)} games, {plan.games} per pairing, seed {plan.seed}, "
-             f"{summary.workers} worker(s), {summary.elapsed:.1f} s", ""]
+    parts: list[RenderableType] = [
+        Text(f"{len(summary.outcomes)} games, {plan.games} per pairing, seed {plan.seed}, "
+             f"{summary.workers} worker(s), {summary.elapsed:.1f} s"), ""]
     for pairing in summary.pairings:
-        lines.append(f"{pairing.a.player} vs {pairing.b.player}: {pairing.games} games")
-        lines += ["  " + row for row in _table(
-            STANDING_HEADERS, _standing_rows([pairing.a, pairing.b], forfeits=False),
-            markdown=False)]
-        lines.append("")
-    lines.append("Overall")
-    lines += ["  " + row for row in _table(
-        [*STANDING_HEADERS, "forfeits"], _standing_rows(summary.overall, forfeits=True),
-        markdown=False)]
-    lines.append("")
-    lines.append("Moves (seconds measured by the arena around each move)")
-    lines += ["  " + row for row in _table(MOVE_HEADERS, _move_rows(summary.moves),
-                                          markdown=False)]
-    return "\n".join(lines)
+        parts += [Text(f"{pairing.a.player} vs {pairing.b.player}: {pairing.games} games",
+                       style="bold"),
+                  _indented(_table(STANDING_HEADERS,
+                                   _standing_rows([pairing.a, pairing.b], forfeits=False))), ""]
+    parts += [Text("Overall", style="bold"),
+              _indented(_table([*STANDING_HEADERS, "forfeits"],
+                               _standing_rows(summary.overall, forfeits=True))), "",
+              Text("Moves (seconds measured by the arena around each move)", style="bold"),
+              _indented(_table(MOVE_HEADERS, _move_rows(summary.moves)))]
+    return parts
+
+
+def _print_parts(summary: Summary, out: Console) -> None:
+    out.width = UNLIMITED_WIDTH
+    for part in _report_parts(summary):
+        out.print(part)
+
+
+def print_report(summary: Summary, stream: TextIO | None = None) -> None:
+    """Print the tables of ``agent.py tournament`` (per pairing, overall, per-move figures) on
+    ``stream`` (default stdout): styled on a terminal, plain text elsewhere."""
+    _print_parts(summary, console(stream))
+
+
+def text_report(summary: Summary) -> str:
+    """The tables of ``print_report`` as plain text (no styles, whatever the environment)."""
+    buffer = io.StringIO()
+    _print_parts(summary, console(buffer, colour=False))
+    return buffer.getvalue().rstrip("\n")
 
 
 def _starts_text(games: int) -> str:
@@ -131,17 +168,17 @@ def markdown_report(summary: Summary, command: str | None, figures: Sequence[str
     if command:
         lines += ["", "Produced by:", "", "```bash", command, "```"]
     lines += ["", "## Overall", ""]
-    lines += _table([*STANDING_HEADERS, "forfeits"], _standing_rows(summary.overall, forfeits=True),
-                    markdown=True)
+    lines += _markdown_table([*STANDING_HEADERS, "forfeits"],
+                             _standing_rows(summary.overall, forfeits=True))
     lines += ["", "W-D-L are wins, draws and losses; score = (wins + draws / 2) / games; a forfeit "
               "is a game lost by an illegal move or a crash.", "", "## Pairings", ""]
     for pairing in summary.pairings:
         lines += [f"### {pairing.a.player} vs {pairing.b.player}", ""]
-        lines += _table(STANDING_HEADERS, _standing_rows([pairing.a, pairing.b], forfeits=False),
-                        markdown=True)
+        lines += _markdown_table(STANDING_HEADERS,
+                                 _standing_rows([pairing.a, pairing.b], forfeits=False))
         lines.append("")
     lines += ["## Moves", ""]
-    lines += _table(MOVE_HEADERS, _move_rows(summary.moves), markdown=True)
+    lines += _markdown_table(MOVE_HEADERS, _move_rows(summary.moves))
     slow = [m for m in summary.moves if m.seconds]
     if slow:
         lines += ["", "Slowest move of each player (game number as in `games.jsonl`, move = disc "
@@ -217,4 +254,5 @@ def write_report(summary: Summary, out_dir: Path, command: str | None = None) ->
     return written
 
 
-__all__ = ["markdown_report", "ours_series", "plot_results", "text_report", "write_report"]
+__all__ = ["markdown_report", "ours_series", "plot_results", "print_report", "text_report",
+           "write_report"]

@@ -185,7 +185,7 @@ def summarize(plan: TournamentPlan, outcomes: list[TournamentGame], *, workers: 
     labels = plan.labels
     pairings = [PairingResult(Standing(labels[a]), Standing(labels[b])) for a, b in plan.pairings]
     overall = [Standing(label) for label in labels]
-    # our players' budget: make_plan gave every ``ours`` its time per move
+    # our players' budget: make_plan refuses an ``ours`` spec without its time per move
     moves = [MoveStats(label, spec.seconds if spec.kind == "ours" else None)
              for spec, label in zip(plan.specs, labels, strict=True)]
 

@@ -32,7 +32,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from arena.match import PlayedGame, play_game
 from board import Board
@@ -49,7 +49,8 @@ MAX_OPENING_PLIES = 10
 class TournamentPlan:
     """What to play: the players (checked specs and their table names), N games per pairing.
 
-    ``agent`` and ``solver`` are the configured settings our engine starts from;
+    Every ``ours`` spec carries its time per move (the workers build the players from the
+    specs alone); ``agent`` and ``solver`` are the configured settings our engine starts from;
     ``opening_plies`` random moves open each pair of games (the same opening with each
     starter), 0 for games from the empty board.
     """
@@ -109,7 +110,12 @@ def make_plan(
     *,
     opening_plies: int = 0,
 ) -> TournamentPlan:
-    """Check the request and name the players (a repeated spec gets ``#2``, ``#3``...)."""
+    """Check the request and name the players (a repeated spec gets ``#2``, ``#3``...).
+
+    An ``ours`` spec must carry its time (the front end parses it with its default:
+    ``parse_spec(..., seconds=...)``), so that tables name it and the workers need no
+    settings to time it.
+    """
     if len(specs) < 2:
         raise UsageError(f"a tournament needs at least two players, got {len(specs)}")
     if any(spec.kind == "human" for spec in specs):
@@ -121,10 +127,9 @@ def make_plan(
                          f"not {opening_plies}")
     if seed is None:
         seed = random.SystemRandom().randrange(2**31)
-    agent = agent or AgentSettings()
-    # ``ours`` without a time plays the configured one; name it, so tables say which it was
-    specs = [replace(s, seconds=agent.seconds_per_move) if s.kind == "ours" and s.seconds is None
-             else s for s in specs]
+    for spec in specs:
+        if spec.kind == "ours":
+            spec.move_seconds()  # refused here, not in a worker after the pool has started
     totals = Counter(spec.label for spec in specs)
     seen: Counter[str] = Counter()
     labels: list[str] = []
@@ -132,7 +137,7 @@ def make_plan(
         seen[spec.label] += 1
         repeated = totals[spec.label] > 1
         labels.append(f"{spec.label}#{seen[spec.label]}" if repeated else spec.label)
-    return TournamentPlan(tuple(specs), tuple(labels), games, seed, agent,
+    return TournamentPlan(tuple(specs), tuple(labels), games, seed, agent or AgentSettings(),
                           solver or SolverSettings(), opening_plies)
 
 

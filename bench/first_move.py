@@ -23,6 +23,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from agent import seconds as seconds_type  # noqa: E402
+
 
 def random_moves(rng: random.Random) -> str:
     """A move string (Pons' notation) of 10-14 random moves, the game not over."""
@@ -61,7 +63,8 @@ def trial(mode: str, seconds: float, positions: tuple[str, str]) -> tuple[float,
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--trials", type=int, default=10)
-    parser.add_argument("--time", type=float, default=0.1, metavar="S")
+    # agent.py's --time type: the one rule for a time per move, refused as one usage error
+    parser.add_argument("--time", type=seconds_type, default=0.1, metavar="S")
     parser.add_argument("--mode", choices=("strongest", "course"), default="strongest")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()

@@ -7,7 +7,8 @@
 Starts the local emulation of the course server on 127.0.0.1 (its 5 s limit per move on, as
 the course's), and plays ``--games`` games with ``agent.py online``'s code: the HTTP client,
 the game loop, the record (a temporary file) and our engine with ``--time`` seconds per move
-(default: the config's budget, ``min(agent.seconds_per_move, 5 - agent.safety_margin)``).
+capped as online, ``min(S, 5 - agent.safety_margin)`` (default: the config's budget,
+``min(agent.seconds_per_move, 5 - agent.safety_margin)``).
 
 Reports, over all our moves:
 
@@ -37,6 +38,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from agent import seconds as seconds_type  # noqa: E402
 from client.cli import run_online  # noqa: E402
 from client.game import move_budget  # noqa: E402
 from client.http import HttpCourseServer  # noqa: E402
@@ -84,7 +86,7 @@ class TimedServer:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--games", type=int, default=4)
-    parser.add_argument("--time", type=float, default=None, metavar="S")
+    parser.add_argument("--time", type=seconds_type, default=None, metavar="S")
     parser.add_argument("--first", choices=("random", "student", "bot"), default="random")
     parser.add_argument("--bot-depth", type=int, default=3)
     parser.add_argument("--seed", type=int, default=1)
@@ -95,11 +97,13 @@ def main() -> int:
 
     settings = load_settings()
     agent = settings.agent
-    if args.time is not None:
-        agent = revised(agent, {"seconds_per_move": args.time})
     if args.mode is not None:
         agent = revised(agent, {"mode": args.mode})
+    # The online command's budget: the configured time capped below the server's limit
+    # (move_budget also checks the margin); --time replaces the configured time, capped alike.
     budget = move_budget(agent)
+    if args.time is not None:
+        budget = min(args.time, SERVER_MOVE_LIMIT - agent.safety_margin)
     engine = Engine(agent, solver=settings.solver)
     engine.warm_up()
     with tempfile.TemporaryDirectory() as folder, LocalCourseServer(

@@ -45,6 +45,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from agent import seconds as seconds_type  # noqa: E402
 from board import Board  # noqa: E402
 from board.tactics import winning_moves  # noqa: E402
 from engine import Engine  # noqa: E402
@@ -163,7 +164,8 @@ def main(argv: list[str] | None = None) -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--positions", type=int, default=300)
     parser.add_argument("--discs", default="4-20", metavar="A-B")
-    parser.add_argument("--time", type=float, default=1.0, metavar="S")
+    # agent.py's --time type: the one rule for a time per move, refused as one usage error
+    parser.add_argument("--time", type=seconds_type, default=1.0, metavar="S")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--mode", choices=("strongest", "course"), default="strongest")
     parser.add_argument("--heuristic", default=None, help="the search's evaluation (default: the"

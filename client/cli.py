@@ -327,8 +327,9 @@ def local_command(args: argparse.Namespace, started: float) -> int:
     agent = with_mode(settings.agent, args.mode)
     seconds = agent.seconds_per_move if args.time is None else args.time
     rng = random.Random()
-    opponent = parse_player(args.opponent, rng=rng, agent=settings.agent,
-                            solver=settings.solver)
+    # An ``ours`` opponent given without a time plays the configured one (--time is ours).
+    opponent = parse_player(args.opponent, seconds=settings.agent.seconds_per_move, rng=rng,
+                            agent=settings.agent, solver=settings.solver)
     from engine import Engine
 
     engine = Engine(agent, solver=settings.solver)

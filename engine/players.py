@@ -5,7 +5,8 @@ A player is anything with a ``name``, ``new_game()`` and ``choose(board) -> colu
 name them on the command line:
 
 - ``ours[:OPTION...]``: our engine (``build_engine``), in the configured mode unless told.
-  Options, in any order, each at most once: SECONDS (a number: the time per move), a heuristic
+  Options, in any order, each at most once: SECONDS (a number: the time per move; default:
+  the front end's ``--time``, else the configured one, handed to ``parse_spec``), a heuristic
   name (``windows5000``, ``threats``: the search's evaluation), a mode (``course``: the
   heuristic search alone, the assignment's algorithm; ``strongest``: book, solver, search;
   ``search`` is another name for ``course``) and ``dN`` (the search cut at depth N, 1-42;
@@ -22,7 +23,7 @@ The options are separated by ``:``, never by ``,``, so a list of specs splits on
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 from board import Board
@@ -71,7 +72,8 @@ class PlayerSpec:
     """A checked player spec: what to build, without building it yet.
 
     ``kind`` is ``ours``, ``bot``, ``random``, ``seed`` or ``human``; ``depth`` is the bot's
-    depth.  For ``ours``: ``seconds`` the time per move (None: the configured one),
+    depth.  For ``ours``: ``seconds`` the time per move (None: not given yet; the front end
+    gives its default to ``parse_spec``, and an ``ours`` is built only with a time),
     ``heuristic`` the search's evaluation (None: the configured one), ``mode`` the engine's
     mode (None: the configured one), ``max_depth`` the search's depth limit (None: as deep as
     time allows; course mode).
@@ -107,10 +109,20 @@ class PlayerSpec:
             parts.append(self.mode)
         return ":".join(parts)
 
+    def move_seconds(self) -> float:
+        """The time per move of this ``ours`` spec; ``ValueError`` when it was parsed without
+        one (a front end gives ``parse_spec`` its default: the settings are not asked)."""
+        if self.seconds is None:
+            raise ValueError(f"player {self.label!r} has no time per move: parse its spec with"
+                             " the front end's default (parse_spec(..., seconds=...))")
+        return self.seconds
+
     def agent_settings(self, agent: AgentSettings) -> AgentSettings:
-        """``agent`` (the configured settings) with this ``ours`` spec's options applied."""
+        """``agent`` (the configured settings) with this ``ours`` spec's heuristic and mode.
+
+        The time is not among them: the player carries it (``OursPlayer.seconds``).
+        """
         return revised(agent, {
-            "seconds_per_move": agent.seconds_per_move if self.seconds is None else self.seconds,
             "heuristic": self.heuristic or agent.heuristic,
             "mode": self.mode or agent.mode,
         })
@@ -173,23 +185,25 @@ def build_engine(agent: AgentSettings, solver: SolverSettings) -> Engine:
 class OursPlayer:
     """Our engine; ``last`` keeps the decision of the latest move (for timing and depth figures).
 
-    ``max_depth`` cuts the search at that depth (the engine then skips book and solver).
+    ``seconds`` is the time of every move, given by whoever builds the player (a spec's time,
+    a command's ``--time``, else the configured one, read by the front end): ``agent``
+    configures the engine only.  ``max_depth`` cuts the search at that depth (the engine then
+    skips book and solver).
     """
 
     def __init__(self, agent: AgentSettings, solver: SolverSettings | None = None, *,
-                 max_depth: int | None = None, name: str | None = None) -> None:
-        self.settings = agent
+                 seconds: float, max_depth: int | None = None, name: str | None = None) -> None:
+        self.seconds = seconds
         self.max_depth = max_depth
         self.engine = build_engine(agent, solver or SolverSettings())
         self.last: Decision | None = None
-        self.name = name or PlayerSpec("ours", seconds=agent.seconds_per_move).label
+        self.name = name or PlayerSpec("ours", seconds=seconds).label
 
     def new_game(self) -> None:
         self.engine.new_game()
 
     def choose(self, board: Board) -> int:
-        limit = Limit.seconds(self.settings.seconds_per_move, clock=self.engine.clock,
-                              depth=self.max_depth)
+        limit = Limit.seconds(self.seconds, clock=self.engine.clock, depth=self.max_depth)
         self.last = self.engine.choose(board, limit)
         return self.last.column
 
@@ -244,7 +258,8 @@ def _parse_ours(spec: str, options: list[str], seconds: float | None) -> PlayerS
 
 
 def parse_spec(spec: str, *, seconds: float | None = None) -> PlayerSpec:
-    """Check a spec; ``seconds`` is the default time of ``ours``.
+    """Check a spec; ``seconds`` is the default time of ``ours`` (the front end's ``--time``,
+    else the configured time per move; an ``ours`` left without one cannot be built).
 
     Raises ``UsageError`` naming the bad spec.
     """
@@ -281,7 +296,8 @@ def build_player(
 
     ``rng`` drives the random choices of bot and random; ``agent`` and ``solver`` are the
     configured ``[agent]`` and ``[solver]`` settings our engine starts from (default: the
-    built-in defaults), the spec's options applied on top.
+    built-in defaults), the spec's options applied on top.  An ``ours`` spec must carry its
+    time (``parse_spec(..., seconds=...)``): the settings give none.
     """
     rng = rng or random.Random()
     if spec.kind == "random":
@@ -292,9 +308,8 @@ def build_player(
         return BotPlayer(spec.depth, rng)
     if spec.kind == "human":
         raise UsageError("player 'human' plays only in `agent.py play`")
-    settings = spec.agent_settings(agent or AgentSettings())
-    named = replace(spec, seconds=settings.seconds_per_move)
-    return OursPlayer(settings, solver, max_depth=spec.max_depth, name=named.label)
+    return OursPlayer(spec.agent_settings(agent or AgentSettings()), solver,
+                      seconds=spec.move_seconds(), max_depth=spec.max_depth, name=spec.label)
 
 
 def parse_player(
@@ -305,7 +320,8 @@ def parse_player(
     agent: AgentSettings | None = None,
     solver: SolverSettings | None = None,
 ) -> Player:
-    """The player a spec names; ``seconds`` is the default time of ``ours``.
+    """The player a spec names; ``seconds`` is the default time of ``ours`` (required when the
+    spec gives none).
 
     Raises ``UsageError`` naming the bad spec.
     """

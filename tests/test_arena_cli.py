@@ -151,6 +151,28 @@ def test_heuristics_compared_with_search_only_players(capsys: pytest.CaptureFixt
     assert 1 <= shallow["mean_search_depth"] <= 3
 
 
+def test_ours_time_comes_from_the_spec_then_time_then_the_config(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text('[agent]\nseconds_per_move = 0.03\ntable_bits = 16\nmode = "course"\n')
+    code, out, _ = run(capsys, "tournament", "--players", "ours,ours:0.02,random", "--games", "2",
+                       "--seed", "1", "--workers", "1", "--config", str(config), "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["players"] == ["ours:0.03", "ours:0.02", "random"]
+    assert [row["budget_seconds"] for row in data["moves"]] == [0.03, 0.02, None]
+    # --time beats a configured time that would take far too long; the workers (other
+    # processes, given the plan) play it too
+    config.write_text('[agent]\nseconds_per_move = 60\ntable_bits = 16\nmode = "course"\n')
+    code, out, _ = run(capsys, "tournament", "--players", "ours,random", "--games", "2",
+                       "--seed", "1", "--workers", "2", "--time", "0.02", "--config", str(config),
+                       "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["players"] == ["ours:0.02", "random"]
+    assert data["moves"][0]["budget_seconds"] == 0.02 and data["moves"][0]["max_seconds"] < 5
+
+
 def test_tournament_engine_gets_the_solver_settings(capsys: pytest.CaptureFixture[str],
                                                     tmp_path: Path) -> None:
     missing = tmp_path / "no-book.bin"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import time
 from pathlib import Path
 
 import pytest
@@ -188,8 +189,9 @@ def test_ours_options_map_onto_the_agent_settings() -> None:
     assert (spec.seconds, spec.heuristic, spec.mode, spec.max_depth) == (
         0.5, "threats", "course", None)
     settings = spec.agent_settings(configured)
-    assert (settings.seconds_per_move, settings.heuristic, settings.mode, settings.min_depth) == (
-        0.5, "threats", "course", 4)
+    assert (settings.heuristic, settings.mode, settings.min_depth) == ("threats", "course", 4)
+    # the time is the player's, never written into the engine's settings
+    assert settings.seconds_per_move == configured.seconds_per_move
     # without options the configured settings are kept
     assert parse_spec("ours").agent_settings(configured) == configured
     assert parse_spec("ours:search") == parse_spec("ours:course")  # the old name of course mode
@@ -203,6 +205,24 @@ def test_a_depth_cap_contradicting_strongest_mode_is_refused() -> None:
     with pytest.raises(UsageError, match=r"player 'ours:strongest:d8': a search depth \(d8\) is"
                                          r" for course mode"):
         parse_spec("ours:strongest:d8")
+
+
+def test_ours_carries_its_time_and_never_reads_it_from_the_settings() -> None:
+    # a configured time that would be far too slow if it were read back
+    slow = AgentSettings(seconds_per_move=60.0, table_bits=16, min_depth=1)
+    player = build_player(parse_spec("ours:course", seconds=0.05), agent=slow)
+    assert isinstance(player, OursPlayer)
+    assert player.seconds == 0.05 and player.name == "ours:0.05:course"
+    start = time.perf_counter()
+    player.choose(Board())
+    assert time.perf_counter() - start < 5.0
+    # the spec's own time wins over the front end's default
+    assert parse_spec("ours:0.2", seconds=0.05).move_seconds() == 0.2
+    # an ``ours`` with no time is refused before any engine is built, and before a tournament
+    with pytest.raises(ValueError, match="'ours' has no time per move"):
+        build_player(parse_spec("ours"), agent=slow)
+    with pytest.raises(ValueError, match="'ours:course' has no time per move"):
+        make_plan([parse_spec("ours:course"), parse_spec("random")], 2, seed=1, agent=slow)
 
 
 def test_players_are_called_by_their_spec_label() -> None:

@@ -24,7 +24,8 @@ def without_book(engine: Engine) -> Engine:
 
 
 def settings(**changes: object) -> AgentSettings:
-    base: dict[str, object] = {"seconds_per_move": 2.0, "table_bits": 16, "min_depth": 3}
+    """Small tables for tests; no time per move: the engine takes its time from each Limit."""
+    base: dict[str, object] = {"table_bits": 16, "min_depth": 3}
     base.update(changes)
     return AgentSettings(**base)  # type: ignore[arg-type]
 
@@ -186,7 +187,7 @@ def test_as_first_player_the_shipped_engine_proves_and_keeps_the_win(opponent_se
     by the speed of the machine; the engine stops as soon as it has a proof."""
     from search.bot import bot_move
 
-    engine = Engine(settings(mode="strongest", seconds_per_move=120.0))
+    engine = Engine(settings(mode="strongest"))
     rng = random.Random(opponent_seed)
     board = Board()
     while not board.is_over():
@@ -204,8 +205,7 @@ def test_a_proven_win_gets_the_whole_budget_to_find_a_keeping_move(monkeypatch: 
     """Once the outcome is proven, the search must not get the move: the solver's search for a
     column that keeps the win may use the whole budget, not only the solver's share."""
     clock_now = [100.0]
-    engine = without_book(Engine(settings(mode="strongest", seconds_per_move=2.0),
-                                 clock=lambda: clock_now[0]))
+    engine = without_book(Engine(settings(mode="strongest"), clock=lambda: clock_now[0]))
     assert engine.solver is not None
     deadlines: list[tuple[float | None, bool]] = []
     real_best_move = engine.solver.best_move
