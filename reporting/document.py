@@ -6,6 +6,7 @@ that repeats it and the machine it ran on.
 
 from __future__ import annotations
 
+import math
 import os
 import platform
 import sys
@@ -13,14 +14,31 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from arena.figures import Series, plot_depth_per_move, plot_matrix, plot_tallies, plot_time_per_move
+from arena.figures import (
+    Series,
+    integer_ticks,
+    legend_below,
+    plot_depth_per_move,
+    plot_matrix,
+    plot_tallies,
+    plot_time_per_move,
+)
 from arena.report import ours_series
 from arena.results import Summary
 from engine.games import Tally
 from reporting.measure import BudgetPoint, Check
 
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
 LIBRARIES = ("numpy", "numba", "matplotlib", "pydantic", "requests", "rich")
+# The depth-and-speed figure's series, each its own colour (the nodes/s too: it is another panel,
+# but one figure).
+MEAN_DEPTH_COLOUR, LEAST_DEPTH_COLOUR, SPEED_COLOUR = "#1565c0", "#00897b", "#ef6c00"
+# Our moves where no move changes the outcome: pale, behind the three kinds that matter.
+SAME_OUTCOME_COLOUR = "#cfd8dc"
 
 
 @dataclass(frozen=True)
@@ -79,63 +97,142 @@ def _series(measured: Measured) -> list[Series]:
     return [Series(f"ours, course mode ({measured.heuristic})", budget, moves, games)]
 
 
+def _budget_axis(ax: Axes, budgets: Sequence[float]) -> None:
+    """The x axis of a measurement against the time budget: log scale, a tick per budget."""
+    ax.set_xscale("log")
+    ax.set_xticks(budgets, [f"{b:g}" for b in budgets])
+    ax.minorticks_off()
+    ax.set_xlabel("time budget per move (s, log scale)")
+    ax.set_ylim(bottom=0)
+
+
 def _plot_budgets(points: Sequence[BudgetPoint], path: Path) -> None:
     from arena.figures import pyplot
 
     plt = pyplot()
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4.2))
     x = [p.seconds for p in points]
-    ticks = [f"{s:g}" for s in x]
-    left.plot(x, [p.mean_depth for p in points], marker="o", label="mean depth reached")
+    left.plot(x, [p.mean_depth for p in points], marker="o", color=MEAN_DEPTH_COLOUR,
+              label="mean depth reached")
     left.plot(x, [p.min_depth for p in points], marker="v", linestyle=":",
-              label="least depth reached")
-    left.set_xscale("log")
-    left.set_xticks(x, ticks)
-    left.minorticks_off()
-    left.set_xlabel("time budget per move (s, log scale)")
+              color=LEAST_DEPTH_COLOUR, label="least depth reached")
+    _budget_axis(left, x)
     left.set_ylabel("depth reached (plies)")
-    left.set_ylim(bottom=0)
+    integer_ticks(left.yaxis)
     left.grid(alpha=0.3, which="both")
-    left.legend(fontsize="small")
-    left.set_title(f"Depth against time ({points[0].positions} positions)", fontsize="medium")
-    right.plot(x, [p.nodes_per_second / 1e6 for p in points], marker="o", color="#ef6c00")
-    right.set_xscale("log")
-    right.set_xticks(x, ticks)
-    right.minorticks_off()
-    right.set_xlabel("time budget per move (s, log scale)")
+    left.legend(fontsize="small", loc="lower right")  # the lines rise to the upper right
+    left.set_title(f"Depth against the time budget ({_positions(points)})", fontsize="medium")
+    right.plot(x, [p.nodes_per_second / 1e6 for p in points], marker="o", color=SPEED_COLOUR)
+    _budget_axis(right, x)
     right.set_ylabel("million nodes per second")
-    right.set_ylim(bottom=0)
     right.grid(alpha=0.3, which="both")
-    right.set_title("Search speed", fontsize="medium")
+    right.set_title(f"Search speed ({_positions(points)})", fontsize="medium")
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
 
 
-def _plot_correctness(checks: Sequence[Check], path: Path) -> None:
+def _positions(points: Sequence[BudgetPoint]) -> str:
+    counts = sorted({p.positions for p in points})
+    if len(counts) == 1:
+        return f"{counts[0]} positions"
+    return ", ".join(f"{p.positions} positions at {p.seconds:g} s" for p in points)
+
+
+def _kind(check: Check) -> str:
+    """Which of the four kinds of ``Accounting`` a judged move is."""
+    if check.critical is None:
+        return "unproven"
+    if not check.critical:
+        return "same"
+    return "kept" if check.kept else "lost"
+
+
+@dataclass(frozen=True)
+class Accounting:
+    """Our judged moves, each in exactly one of four kinds: ``kept`` + ``lost`` are the moves in
+    positions where some move changes the outcome, ``unproven`` those the referee could not
+    settle, ``same`` those where every move leads to the same outcome."""
+
+    kept: int
+    lost: int
+    unproven: int
+    same: int
+
+    @classmethod
+    def of(cls, checks: Sequence[Check]) -> Accounting:
+        kinds = [_kind(c) for c in checks]
+        return cls(*(kinds.count(kind) for kind in ("kept", "lost", "unproven", "same")))
+
+    @property
+    def critical(self) -> int:
+        return self.kept + self.lost
+
+    @property
+    def total(self) -> int:
+        return self.kept + self.lost + self.unproven + self.same
+
+
+def correctness_text(checks: Sequence[Check], seconds: float) -> str:
+    """The accounting of our judged moves, in words: every move in exactly one kind."""
+    n = Accounting.of(checks)
+    share = f"{n.kept / n.critical:.1%}" if n.critical else "n/a"
+    return (f"Our {n.total} moves in the games above: {n.critical} in positions where some"
+            f" legal move changes the exact outcome (win, draw or loss), **{n.kept} of them"
+            f" ({share}) kept it** and {n.lost} did not; {n.unproven} in positions the referee"
+            f" could not settle within its budget of {seconds:g} s per position (unproven:"
+            f" counted, not dropped, and not known to be either kind); {n.same} in positions"
+            f" where every legal move leads to the same outcome ({n.critical} + {n.unproven}"
+            f" + {n.same} = {n.total}).")
+
+
+def _plot_correctness(checks: Sequence[Check], seconds: float, path: Path) -> None:
     from arena.figures import DRAW_COLOUR, LOSS_COLOUR, WIN_COLOUR, pyplot
 
     plt = pyplot()
     plies = sorted({c.ply for c in checks})
-    kept = [sum(1 for c in checks if c.ply == p and c.critical and c.kept) for p in plies]
-    lost = [sum(1 for c in checks if c.ply == p and c.critical and not c.kept) for p in plies]
-    unproven = [sum(1 for c in checks if c.ply == p and c.critical is None) for p in plies]
-    fig, ax = plt.subplots(figsize=(9, 4.2))
-    ax.bar(plies, kept, color=WIN_COLOUR, label="kept the outcome")
-    ax.bar(plies, lost, bottom=kept, color=LOSS_COLOUR, label="changed the outcome")
-    ax.bar(plies, unproven, bottom=[k + lo for k, lo in zip(kept, lost, strict=True)],
-           color=DRAW_COLOUR, label="unproven in the time given")
-    critical = sum(kept) + sum(lost)
-    ax.set_title(f"Our moves in positions where a move can change the outcome: {sum(kept)} of"
-                 f" {critical} kept it; {sum(unproven)} unproven", fontsize="medium")
+    kinds = [  # bottom to top: the moves that matter, then the unsettled, then the rest
+        ("kept", "kept the outcome (a move could change it)", WIN_COLOUR),
+        ("lost", "changed the outcome", LOSS_COLOUR),
+        ("unproven", f"unproven: not settled within {seconds:g} s", DRAW_COLOUR),
+        ("same", "every move leads to the same outcome", SAME_OUTCOME_COLOUR),
+    ]
+    fig, ax = plt.subplots(figsize=(9, 4.6), layout="constrained")
+    bottom = [0] * len(plies)
+    for kind, label, colour in kinds:
+        heights = [sum(1 for c in checks if c.ply == p and _kind(c) == kind) for p in plies]
+        ax.bar(plies, heights, bottom=bottom, color=colour, label=label)
+        bottom = [b + h for b, h in zip(bottom, heights, strict=True)]
+    n = Accounting.of(checks)
+    ax.set_title(f"Our {n.total} moves judged: {n.kept} of the {n.critical} in positions where a"
+                 f" move changes the outcome kept it;\n{n.unproven} unproven, {n.same} where"
+                 " every move leads to the same outcome", fontsize="medium")
     ax.set_xlabel("move number (disc 1-42)")
-    ax.set_ylabel("moves")
+    ax.set_ylabel("our moves (count)")
     ax.set_xlim(0, 43)
-    ax.legend(fontsize="small")
+    integer_ticks(ax.yaxis)
     ax.grid(alpha=0.3, axis="y")
-    fig.tight_layout()
+    legend_below(fig, ax)
     fig.savefig(path, dpi=120)
     plt.close(fig)
+
+
+def heuristics_text(games: int, scores: Sequence[Sequence[float | None]]) -> tuple[str, bool]:
+    """What ``games`` games per cell can tell, in words, and whether any cell shows a
+    difference beyond chance."""
+    # A game scores 0, 1/2 or 1, of variance at most 1/4 between equals: the 95% interval of a
+    # cell's score around 50%, normal approximation with continuity correction.
+    margin = 1.96 * 0.5 / math.sqrt(games) + 1 / (2 * games)
+    beyond = any(v is not None and abs(v - 0.5) > margin for row in scores for v in row)
+    if margin >= 0.5:
+        return (f"Each cell rests on only {games} games: no result, not even {games} wins out"
+                f" of {games}, is beyond chance with so few, so this matrix shows no difference"
+                " between the evaluations.", False)
+    text = (f"Each cell rests on {games} games: a score shows a difference beyond chance (95%,"
+            f" approximately) only if it is more than {margin:.0%} away from 50%")
+    if not beyond:
+        return text + "; no cell is, so this matrix shows no difference between the evaluations.", False
+    return text + ".", True
 
 
 def _score_matrix(summary: Summary) -> tuple[list[str], list[list[float | None]]]:
@@ -225,35 +322,38 @@ def write(measured: Measured, out: Path) -> list[Path]:
               f"*Course mode on {measured.budgets[0].positions} positions (the empty board and"
               " positions of Pascal Pons' Begin and Middle test sets), the transposition table"
               " cleared before each: the depth of the deepest completed iteration, and the"
-              " nodes searched per second, at each time budget. Repeat one point with:"
-              " `python agent.py move \"\" --mode course --time 1 --json`.*", ""]
+              " nodes searched per second, at each time budget. The budget is the search's"
+              " alone: the engine is loaded and compiled before the clock starts. Repeated by"
+              " the report command above; `python bench/search_bench.py --budgets 0.1,0.3,1,3`"
+              " measures depth and speed against the budget in the same way (in one process, a"
+              " cleared table per position) on more of Pons' positions. (`python agent.py move"
+              " ... --time S` does not repeat it: its budget counts from the start of the"
+              " process, and loading takes about 1 s of it.)*", ""]
 
     checks = measured.checks
-    critical = [c for c in checks if c.critical]
-    unproven = [c for c in checks if c.critical is None]
-    kept = sum(1 for c in critical if c.kept)
     lines += ["## Correctness: does our move keep the game-theoretic outcome?", ""]
-    _plot_correctness(checks, out / "correctness.png")
+    _plot_correctness(checks, measured.correctness_seconds, out / "correctness.png")
     written.append(out / "correctness.png")
-    share = f"{kept / len(critical):.1%}" if critical else "n/a"
-    lines += [f"Of our {len(checks)} moves in the games above, {len(critical)} were in a"
-              f" position where some legal move changes the exact outcome (win, draw or loss);"
-              f" **{kept} of them ({share}) kept it**. {len(unproven)} positions could not be"
-              f" proven within {measured.correctness_seconds:g} s and are counted as unproven,"
-              " not dropped. The other moves were in positions where every move leads to the"
-              " same outcome.", "",
+    booked = sum(c.booked for c in checks)
+    lines += [correctness_text(checks, measured.correctness_seconds), "",
               "![correctness](correctness.png)", "",
-              "*Each of our moves judged by our exact solver (and the opening book's complete"
-              " layers, for positions with few discs): the outcome after every legal move is"
-              " proven, and our move kept the outcome if no other move was better. A second"
+              "*Each of our moves judged by a referee, which finds the outcome after every"
+              " legal move: from the opening book where the book holds the position reached"
+              " (each of its entries is a value proven by our own solver, exact or the outcome"
+              f" only; here {booked} outcomes, in {sum(1 for c in checks if c.booked)} of the"
+              f" {len(checks)} positions), otherwise proven by our exact solver (win, draw or"
+              f" loss), with at most {measured.correctness_seconds:g} s of the solver's time"
+              " per position. Our move kept the outcome if no other move was better. A second"
               " opinion on any position: `python agent.py analyze MOVES`.*", ""]
 
     if measured.heuristics is not None:
         labels, scores = _score_matrix(measured.heuristics)
         names = [spec.heuristic or measured.heuristic for spec in measured.heuristics.plan.specs]
         games = measured.heuristics.plan.games
+        chance, differs = heuristics_text(games, scores)
         plot_matrix(names, scores, games, out / "heuristics.png",
-                    "Evaluations compared, course mode")
+                    "Evaluations compared, course mode",
+                    None if differs else "too few to show a difference")
         written.append(out / "heuristics.png")
         players = ",".join(labels)
         lines += ["## Evaluations compared", "",
@@ -266,8 +366,9 @@ def write(measured: Measured, out: Path) -> list[Path]:
                   f"*Score (wins + draws / 2, per game) of the row's evaluation against the"
                   f" column's, both in course mode at {measured.seconds:g} s per move, {games}"
                   f" games per pairing from random two-move openings, each opening played once"
-                  f" with each colour. Repeat with: `python agent.py tournament --players"
-                  f" {players} --games {games} --opening-plies 2 --seed {measured.seed}`.*", ""]
+                  f" with each colour. {chance} Repeat with (a larger `--games` to tell"
+                  f" them apart): `python agent.py tournament --players {players} --games"
+                  f" {games} --opening-plies 2 --seed {measured.seed}`.*", ""]
     (out / "report.md").write_text("\n".join(lines))
     written.append(out / "report.md")
     return written

@@ -8,9 +8,10 @@ and returns its data; ``reporting.document`` turns them into figures and the rep
 - ``depth_and_speed``: the depth reached and the nodes per second at each time budget, on
   a fixed set of positions;
 - ``correctness``: on the positions of those games where some legal move changes the
-  game-theoretic outcome, whether our move kept it, proven by our own exact solver (and the
-  opening book's complete layers, where a position has few discs); what cannot be proven
-  within the time given to a position is counted as unproven;
+  game-theoretic outcome, whether our move kept it: the outcome after each legal move is
+  taken from the opening book where it holds the position (any entry gives the outcome) and
+  proven by our own exact solver otherwise; what cannot be proven within the time given to a
+  position is counted as unproven;
 - ``compare_heuristics``: every heuristic against every other, from random two-move openings
   with both colours, as a matrix of scores.
 """
@@ -21,13 +22,14 @@ import statistics
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from arena.results import Summary, summarize
 from arena.tournament import TournamentGame, make_plan, run_tournament
 from board import Board
 from engine.players import parse_spec
 from settings import AgentSettings, SolverSettings, revised
+from solver import Solver
 from solver.book import Book, load_book
 from solver.make_book.executors import worker_solver
 from timecontrol import Limit
@@ -57,17 +59,20 @@ class BudgetPoint:
 class Check:
     """One of our moves in a game, judged by the solver: ``critical`` when some legal move
     changes the exact outcome of the position, ``kept`` when ours did not; both None when the
-    outcome of some move could not be proven in time (unproven)."""
+    outcome of some move could not be proven in time (unproven).  ``booked`` counts the legal
+    moves whose outcome the opening book gave (the solver proved the others)."""
 
     ply: int
     critical: bool | None
     kept: bool | None
+    # Where the verdict came from, not part of it: checks with the same verdict are equal.
+    booked: int = field(default=0, compare=False)
 
 
-def course_agent(agent: AgentSettings, seconds: float, heuristic: str | None = None) -> AgentSettings:
-    """The configured ``[agent]`` in course mode at ``seconds`` per move."""
-    return revised(agent, {"mode": "course", "seconds_per_move": seconds,
-                           "heuristic": heuristic or agent.heuristic})
+def course_agent(agent: AgentSettings, heuristic: str | None = None) -> AgentSettings:
+    """The configured ``[agent]`` in course mode (the time per move is the caller's ``Limit``,
+    never a setting)."""
+    return revised(agent, {"mode": "course", "heuristic": heuristic or agent.heuristic})
 
 
 def play_opponents(agent: AgentSettings, solver: SolverSettings, seconds: float, games: int,
@@ -91,7 +96,7 @@ def depth_and_speed(agent: AgentSettings, solver: SolverSettings, positions: Seq
 
     points = []
     for seconds in budgets:
-        engine = Engine(course_agent(agent, seconds), solver=solver)
+        engine = Engine(course_agent(agent), solver=solver)
         engine.warm_up()
         depths, nodes, spent = [], 0, 0.0
         for moves in positions:
@@ -123,35 +128,56 @@ def our_moves(outcomes: Sequence[TournamentGame], ours: int) -> list[tuple[str, 
     return found
 
 
-def _outcome_of(board: Board, col: int, book: Book, deadline: float, table_bits: int) -> int | None:
-    """The outcome for the side to move of playing ``col`` (1, 0, -1), or None if unproven."""
+def book_outcome(board: Board, col: int, book: Book) -> int | None:
+    """The outcome for the side to move of playing ``col`` (1, 0, -1) as the book proves it,
+    or None when the book does not hold the position it leads to."""
+    # Every entry, exact or outcome only, in a complete layer or on the book's deeper paths,
+    # holds the game-theoretic value of its position; the outcome is all a judge needs.
+    entry = book.lookup(board.play_unchecked(col))
+    return None if entry is None else -entry.outcome
+
+
+def _outcome_of(board: Board, col: int, referee: Solver, deadline: float) -> int | None:
+    """The outcome for the side to move of playing ``col`` (1, 0, -1) as ``referee`` proves
+    it by ``deadline``, or None if unproven."""
     if board.is_winning_move(col):
         return 1
     child = board.play_unchecked(col)
     if child.is_full():
         return 0
-    if book.covers(child):
-        entry = book.lookup(child)
-        if entry is not None:
-            return -entry.outcome
-    solution = worker_solver(table_bits).solve(child, weak=True, deadline=deadline)
+    solution = referee.solve(child, weak=True, deadline=deadline)
     return None if solution is None else -solution.score
 
 
-def judge(moves: str, column: int, ply: int, seconds: float, table_bits: int) -> Check:
-    """Whether ``column`` keeps the outcome after ``moves``, proven within ``seconds``."""
+def judge(moves: str, column: int, ply: int, seconds: float, table_bits: int,
+          book: Book | None = None) -> Check:
+    """Whether ``column`` keeps the outcome after ``moves``: each legal move's outcome from
+    ``book`` (default: the shipped one) where it holds the position reached, else proven by
+    the solver, within ``seconds`` for all of them."""
     board = Board.from_moves(moves)
-    book = load_book()
-    deadline = time.perf_counter() + seconds
+    book = book if book is not None else load_book()
     outcomes = {}
+    # The book first, for every move: it answers at once and leaves the solver all the time.
     for col in board.legal_moves():
-        outcome = _outcome_of(board, col, book, deadline, table_bits)
-        if outcome is None:
-            return Check(ply, None, None)
-        outcomes[col] = outcome
+        if not board.is_winning_move(col):
+            found = book_outcome(board, col, book)
+            if found is not None:
+                outcomes[col] = found
+    booked = len(outcomes)
+    left = [col for col in board.legal_moves() if col not in outcomes]
+    if left:
+        referee = worker_solver(table_bits)
+        # The clock starts once the solver is loaded: the first position of a worker would
+        # otherwise spend its time compiling.
+        deadline = time.perf_counter() + seconds
+        for col in left:
+            outcome = _outcome_of(board, col, referee, deadline)
+            if outcome is None:
+                return Check(ply, None, None, booked)
+            outcomes[col] = outcome
     best = max(outcomes.values())
     critical = min(outcomes.values()) != best
-    return Check(ply, critical, outcomes[column] == best)
+    return Check(ply, critical, outcomes[column] == best, booked)
 
 
 def _judge_many(items: Sequence[tuple[str, int, int]], seconds: float,

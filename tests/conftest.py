@@ -3,10 +3,33 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from localserver.background import LocalCourseServer
+
+if TYPE_CHECKING:
+    from engine import Engine
+
+# --- the engine of the client's tests ------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def engine(request: pytest.FixtureRequest) -> Engine:
+    """A warmed-up engine in course mode, one per test module, sized by the module's
+    ``ENGINE_SETTINGS`` (``AgentSettings`` fields: its budget, table and depth).
+
+    The heuristic search alone: the client's tests need moves, not the book's or the solver's
+    memory.
+    """
+    from engine import Engine  # imported here: it loads the compiled search and solver
+    from settings import AgentSettings
+
+    engine = Engine(AgentSettings(mode="course", **request.module.ENGINE_SETTINGS))
+    engine.warm_up()
+    return engine
+
 
 # --- the local course server (localserver) ------------------------------------------------
 
@@ -37,3 +60,23 @@ def course_server() -> Iterator[Callable[..., LocalCourseServer]]:
     yield factory
     for server in servers:
         server.stop()
+
+
+# --- figures --------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def saved_figures(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """Every matplotlib figure saved during the test, drawn, to look at its parts."""
+    from matplotlib.figure import Figure  # imported here: only the figure tests need it
+
+    saved: list[Any] = []
+    save = Figure.savefig
+
+    def keep(fig: Any, *args: Any, **kwargs: Any) -> None:
+        save(fig, *args, **kwargs)
+        fig.canvas.draw()
+        saved.append(fig)
+
+    monkeypatch.setattr(Figure, "savefig", keep)
+    return saved

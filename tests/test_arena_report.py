@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import io
+from pathlib import Path
+from typing import Any
+
+import pytest
 
 from arena.figures import search_depth_by_ply
 from arena.match import FOUR, PlayedGame
-from arena.report import text_report
-from arena.results import OVERRUN_TOLERANCE, summarize
+from arena.report import print_report, text_report
+from arena.results import OVERRUN_TOLERANCE, Summary, summarize
 from arena.tournament import TournamentGame, make_plan, plan_tasks
 from engine import ProvenScore, SearchScore
 from engine.games import PlayedMove
@@ -33,14 +37,19 @@ def _ours_game(first: str, second: str, ours_first: bool = True) -> PlayedGame:
     return PlayedGame(first, second, tuple(moves), 0 if ours_first else 1, FOUR)
 
 
-def test_search_depth_leaves_out_book_and_solver_moves() -> None:
+def _summary() -> tuple[Summary, list[TournamentGame]]:
+    """Two games of ``ours:0.5`` against random, ours winning both (``_ours_game``)."""
     plan = make_plan([parse_spec("ours:0.5"), parse_spec("random")], games=2, seed=1)
     outcomes = []
     for task in plan_tasks(plan):
         names = (plan.labels[task.first], plan.labels[task.second])
         record = _ours_game(*names, ours_first=task.first == 0)
         outcomes.append(TournamentGame(task, record))
-    summary = summarize(plan, outcomes, workers=1, elapsed=0.0)
+    return summarize(plan, outcomes, workers=1, elapsed=0.0), outcomes
+
+
+def test_search_depth_leaves_out_book_and_solver_moves() -> None:
+    summary, outcomes = _summary()
     ours, other = summary.moves
     assert ours.search_depths == [8, 10, 8, 10]
     assert ours.mean_search_depth == 9.0  # not (41 + 8 + 10 + 36) / 4
@@ -59,6 +68,35 @@ def test_search_depth_leaves_out_book_and_solver_moves() -> None:
     by_ply = search_depth_by_ply([m for o in outcomes for m in o.record.moves
                                   if m.source is not None])
     assert by_ply == {3: [8], 5: [10], 4: [8], 6: [10]}  # ours second: on the even discs
+
+
+def _row(text: str, section: str, player: str) -> list[str]:
+    """The cells (split on blanks) of ``player``'s row in the table under ``section``."""
+    table = text.split(f"\n{section}")[1]
+    return next(line for line in table.splitlines() if line.strip().startswith(player)).split()
+
+
+def test_tables_are_plain_rows_off_a_terminal_and_styled_on_one(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    summary, _ = _summary()
+    monkeypatch.setenv("FORCE_COLOR", "1")  # text_report stays plain even so
+    text = text_report(summary)
+    assert "\x1b[" not in text
+    assert text.splitlines()[0] == "2 games, 2 per pairing, seed 1, 1 worker(s), 0.0 s"
+    # one line per player, however wide (never wrapped at 80 columns in a log)
+    assert _row(text, "Overall", "ours:0.5") == ["ours:0.5", "2", "2", "0", "0", "1-0-0",
+                                                 "1-0-0", "100.0%", "0"]
+    assert _row(text, "ours:0.5 vs random", "random")[1:5] == ["2", "0", "0", "2"]
+    assert _row(text, "Moves", "ours:0.5")[-3:] == ["(budget", "0.5", "s)"]
+    assert max(len(line) for line in text.splitlines()) > 80
+    monkeypatch.delenv("FORCE_COLOR")
+    piped = io.StringIO()
+    print_report(summary, piped)
+    assert piped.getvalue().rstrip("\n") == text
+    screen = Tty()
+    print_report(summary, screen)
+    assert "\x1b[1m" in screen.getvalue()  # bold headings and headers on a terminal
+    assert "book 2, search 4, solver 2" in screen.getvalue()
 
 
 class Tty(io.StringIO):
@@ -94,3 +132,35 @@ def test_progress_disabled_writes_nothing() -> None:
         for _ in range(5):
             advance(1)
     assert out.getvalue() == ""
+
+
+def _dense_moves() -> list[PlayedMove]:
+    """Moves at every move number, from 0.00003 s to the budget and depth 5 to 20: a dot in
+    every corner of the figures."""
+    return [PlayedMove(ply, 0, 0.3 * 10 ** -(k % 5), 0.1, 5 + (ply + k) % 16, "search", 100,
+                       SearchScore(0))
+            for ply in range(1, 43) for k in range(6)]
+
+
+def test_legends_cover_no_data_and_depths_tick_on_whole_plies(
+        tmp_path: Path, saved_figures: list[Any]) -> None:
+    from arena.figures import Series, plot_depth_per_move, plot_time_per_move
+
+    saved = saved_figures
+    series = [Series("ours, course mode (windows5000)", 0.3, _dense_moves(), 6),
+              Series("ours:1", 1.0, _dense_moves(), 6)]
+    assert plot_time_per_move(series, tmp_path / "t.png")
+    assert plot_depth_per_move(series, tmp_path / "d.png", floor=5)
+    for fig in saved:
+        (ax,) = fig.axes
+        legends = list(fig.legends)
+        if ax.get_legend() is not None:
+            legends.append(ax.get_legend())
+        (legend,) = legends
+        box = legend.get_window_extent()
+        assert not box.overlaps(ax.get_window_extent())  # outside the axes: covers no dot
+        assert fig.bbox.contains(*box.min) and fig.bbox.contains(*box.max)
+        # one entry per series and one per reference line (two budgets, or one floor)
+        assert len(legend.get_texts()) in (3, 4)
+    depth_axes = saved[1].axes[0]
+    assert all(float(t).is_integer() for t in depth_axes.get_yticks())
