@@ -13,10 +13,11 @@ means, no opening book, measured on another machine; compiled here with -O3 it t
 over the set, are measured: say so when quoting it.
 
 Protocol, as in Pons' benchmark: the table is emptied before each position (``--keep-table``
-keeps it: later positions then profit from earlier ones) and the time is that of the compiled
-solve alone (one call of ``solver.core.solve_position``), not of reading the line.  Emptying a
-64 MiB table evicts the interpreter's own code and data from the caches, so a trivial solve
-runs between the emptying and the timed solve; the table itself stays cold, as in C++.
+keeps it: later positions then profit from earlier ones) and the time is that of the solve
+alone (one call of ``Solver.solve``, the path the agent runs, its ~10 us of Python around the
+compiled search included), not of reading the line.  Emptying a 64 MiB table evicts
+the interpreter's own code and data from the caches, so a trivial solve runs between the
+emptying and the timed solve; the table itself stays cold, as in C++.
 
 Exit code 0 when every score was right, 1 otherwise.  Run it on a quiet machine (``nice``
 does not protect a measurement from other processes): the node counts are exact, the times
@@ -37,8 +38,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from board import Board  # noqa: E402
-from solver import core  # noqa: E402
-from solver.table import SolverTable  # noqa: E402
+from solver import Solver  # noqa: E402
+from solver.core import TABLE_PLIES  # noqa: E402
 
 DATA = ROOT / "tests" / "data" / "pons"
 
@@ -53,8 +54,10 @@ SETS: dict[str, tuple[str, float]] = {
 }
 TARGET_RATIO = 2.0  # the target: within 2x of Pons on End, Middle and Begin-Easy
 TARGET_SETS = ("end-easy", "middle-easy", "middle-medium", "begin-easy")
-WARM = Board.from_moves("445566")  # a position won at once: exercises the call path only
-NO_BOOK = core.no_book()  # as Pons' benchmark: no opening book
+# An End-Easy position (-1) past the table's plies: its solve runs the whole call path, from
+# Solver.solve into the compiled search, without touching the table.
+WARM = Board.from_moves("2252576253462244111563365343671351441")
+assert WARM.moves >= TABLE_PLIES
 
 
 def read_set(name: str, limit: int | None) -> list[tuple[str, int]]:
@@ -67,27 +70,23 @@ def read_set(name: str, limit: int | None) -> list[tuple[str, int]]:
     return cases
 
 
-def run_set(name: str, cases: list[tuple[str, int]], table: SolverTable,
+def run_set(name: str, cases: list[tuple[str, int]], solver: Solver,
             keep_table: bool) -> dict[str, Any]:
-    stack = core.new_scratch()
     times: list[float] = []
     nodes: list[int] = []
     wrong: list[str] = []
     for moves, expected in cases:
         board = Board.from_moves(moves)
         if not keep_table:
-            table.clear()
-            counters = core.new_counters(1 << 62, 0, 0)
-            core.solve_position(WARM.position, WARM.mask, WARM.moves, False, table.entries,
-                                stack, counters, *NO_BOOK)
-        counters = core.new_counters(1 << 62, 0, 0)
+            solver.table.clear()
+            solver.solve(WARM)
         start = time.perf_counter_ns()
-        score = core.solve_position(board.position, board.mask, board.moves, False,
-                                    table.entries, stack, counters, *NO_BOOK)
+        solution = solver.solve(board)
         times.append((time.perf_counter_ns() - start) / 1e9)
-        nodes.append(int(counters[core.NODES]))
-        if score != expected:
-            wrong.append(f"{moves}: {score}, expected {expected}")
+        assert solution is not None  # no deadline
+        nodes.append(solution.nodes)
+        if solution.score != expected:
+            wrong.append(f"{moves}: {solution.score}, expected {expected}")
     mean = statistics.fmean(times)
     reference = SETS[name][1]
     return {
@@ -132,10 +131,9 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [n for n in names if n not in SETS]
     if unknown:
         parser.error(f"unknown set {unknown[0]!r}; choose from {', '.join(SETS)}")
-    table = SolverTable(args.table_bits)
+    solver = Solver(args.table_bits)  # as Pons' benchmark: no opening book
     # Compile (or load from numba's cache) before timing anything.
-    core.solve_position(WARM.position, WARM.mask, WARM.moves, False, table.entries,
-                        core.new_scratch(), core.new_counters(1 << 62, 0, 0), *NO_BOOK)
+    solver.solve(WARM)
     results = []
     print(f"{'set':<14}{'positions':>10}{'correct':>9}{'mean time':>12}{'mean nodes':>13}"
           f"{'Mnodes/s':>10}{'Pons C++':>11}{'ratio':>7}")
@@ -143,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
         limit = args.lines
         if name == "begin-hard":
             limit = min(limit, args.hard_lines) if limit else args.hard_lines
-        result = run_set(name, read_set(name, limit), table, args.keep_table)
+        result = run_set(name, read_set(name, limit), solver, args.keep_table)
         results.append(result)
         print(f"{name:<14}{result['positions']:>10}{result['correct']:>9}"
               f"{_time(result['mean_seconds']):>12}{result['mean_nodes']:>13.0f}"

@@ -4,10 +4,13 @@ A position's key is ``position + mask`` (``Board.key``): unique, below ``2**49``
 and its mirror image (column ``c`` played as ``6 - c``) have the same value, so stores that
 keep one of the two (the opening book) use the smaller of the two keys (``canonical_key``).
 Tables index a key modulo a prime (``prime_above``): keys are structured (the low bits are the
-first columns), so a power of two would crowd them into few slots.
+first columns), so a power of two would crowd them into few slots.  ``TableBits`` is the rule
+for a table's size setting: its range, and the prime number of entries it gives.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from numba import njit
 
@@ -40,3 +43,26 @@ def prime_above(n: int) -> int:
     while candidate < 2 or any(candidate % d == 0 for d in range(2, int(candidate**0.5) + 1)):
         candidate += 1
     return candidate
+
+
+@dataclass(frozen=True, slots=True)
+class TableBits:
+    """The sizes a table of keys takes: ``bits`` from ``low`` to ``high``, for a prime number of
+    entries just above ``2**bits``.  ``table`` says what ``bits`` sizes, for the messages."""
+
+    low: int
+    high: int
+    table: str
+
+    def problem(self, bits: int) -> str | None:
+        """What is wrong with sizing the table by ``bits``, or None."""
+        if self.low <= bits <= self.high:
+            return None
+        return f"must be {self.low}-{self.high} ({self.table}), not {bits}"
+
+    def size(self, bits: int) -> int:
+        """The table's number of entries for ``bits``; ``ValueError`` (``problem``) if out of range."""
+        problem = self.problem(bits)
+        if problem is not None:
+            raise ValueError(problem)
+        return prime_above(1 << bits)

@@ -13,9 +13,9 @@ a crash or a Ctrl-C the record tells exactly what is known:
   reply); ``note`` says why;
 - ``finished`` (with ``result``) or ``abandoned`` (the user started a new game over it).
 
-Games are stored under a hash of the sorted student ids (``player``), never the ids
-themselves, and under the server's address: a resume only picks up a game of the same ids
-on the same server.
+Games are stored under a hash of the group's name on the server (``course.ids.player_key``:
+the ids sorted, each once; ``player``), never the ids themselves, and under the server's
+address: a resume only picks up a game of the same ids on the same server.
 
 Two ``online`` runs on one record would both resume the same running game; ``Records.exclusive``
 is the lock (on ``<record>.lock``) an online run holds from start to end.
@@ -37,6 +37,7 @@ from filelock import FileLock, Timeout
 
 from course.database import connect, transaction
 from course.grid import Grid, as_grid
+from course.ids import player_key
 from settings import UsageError, mask_secret
 
 if TYPE_CHECKING:
@@ -56,7 +57,7 @@ CREATE TABLE IF NOT EXISTS games (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     kind TEXT NOT NULL CHECK (kind IN ('online', 'local')),
     server TEXT NOT NULL,
-    player TEXT NOT NULL,          -- a hash of the sorted ids: see player_hash
+    player TEXT NOT NULL,          -- a hash of the group's ids: see player_hash
     player_masked TEXT NOT NULL,   -- the ids as they may be shown
     opponent TEXT NOT NULL,
     started_at TEXT NOT NULL,      -- ISO 8601, UTC
@@ -95,10 +96,21 @@ class RecordBusy(RecordError):
     """Another online run holds the record's lock."""
 
 
+def _hash(name: str) -> str:
+    return hashlib.sha256(name.encode()).hexdigest()[:24]
+
+
 def player_hash(stil_ids: Sequence[str]) -> str:
-    """A stable, non-reversible name for a group: the hash of its sorted ids joined by ``+``."""
-    joined = "+".join(sorted(stil_ids))
-    return hashlib.sha256(joined.encode()).hexdigest()[:24]
+    """A stable, non-reversible name for a group: the hash of its name on the server
+    (``player_key``: the ids sorted, each once)."""
+    return _hash(player_key(stil_ids))
+
+
+def _player_hashes(stil_ids: Sequence[str]) -> tuple[str, str]:
+    """``player_hash`` and the hash that records written before it used: the sorted ids
+    joined with every duplicate kept.  They differ only for a group giving an id twice, whose
+    older games are still that group's (the server counts a repeated id once)."""
+    return player_hash(stil_ids), _hash("+".join(sorted(stil_ids)))
 
 
 def masked_ids(stil_ids: Sequence[str]) -> str:
@@ -364,9 +376,10 @@ class Records:
     def unfinished(self, kind: str, server: str, stil_ids: Sequence[str]) -> RecordedGame | None:
         """The latest game of these ids on this server whose end we do not know, if any."""
         row = self.conn.execute(
-            "SELECT * FROM games WHERE kind = ? AND server = ? AND player = ?"
+            "SELECT * FROM games WHERE kind = ? AND server = ? AND player IN (?, ?)"
             " AND status IN (?, ?, ?) ORDER BY id DESC LIMIT 1",
-            (kind, server, player_hash(stil_ids), STATUS_STARTING, STATUS_RUNNING, STATUS_STOPPED),
+            (kind, server, *_player_hashes(stil_ids), STATUS_STARTING, STATUS_RUNNING,
+             STATUS_STOPPED),
         ).fetchone()
         return self._record(row) if row is not None else None
 
@@ -375,9 +388,9 @@ class Records:
         as on the course server); a game given up, stopped in doubt or lost ends the count.
         A game still running is not counted yet."""
         rows = self.conn.execute(
-            "SELECT status, result FROM games WHERE kind = ? AND server = ? AND player = ?"
+            "SELECT status, result FROM games WHERE kind = ? AND server = ? AND player IN (?, ?)"
             " AND status NOT IN (?, ?) ORDER BY id DESC",
-            (kind, server, player_hash(stil_ids), STATUS_STARTING, STATUS_RUNNING),
+            (kind, server, *_player_hashes(stil_ids), STATUS_STARTING, STATUS_RUNNING),
         ).fetchall()
         count = 0
         for row in rows:

@@ -103,7 +103,7 @@ def analyze(board: Board, seconds: float, solver: Solver, *,
     half its share of the time, then the exact score; what is still unproven at the end gets
     a heuristic estimate from the search (``ESTIMATE_SHARE`` of the time).
     """
-    from search import search
+    from search import deepest, iterative_deepening
 
     if board.is_over():
         raise IllegalMove("the game is over after these moves: there is nothing to analyze")
@@ -136,7 +136,7 @@ def analyze(board: Board, seconds: float, solver: Solver, *,
         child = board.play_unchecked(col)
         now = clock()
         slot = max(0.0, (estimate_end - now) / (len(unproven) - i))
-        result = search(child, slot, clock=clock)
+        result = deepest(iterative_deepening(child, now + slot, clock=clock))
         views[col] = ColumnView(col, True, -result.score, "estimate", "heuristic")
     return views, solver.nodes - nodes_before
 

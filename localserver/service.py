@@ -46,7 +46,7 @@ import random
 import threading
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
@@ -85,6 +85,7 @@ MIN_MOVE, MAX_MOVE = NEW_GAME, WIDTH - 1
 STUDENT, BOT = 1, -1
 
 Reply = dict[str, Any]
+_T = TypeVar("_T")
 
 
 class RequestError(ValueError):
@@ -122,6 +123,19 @@ def check_move(move: int) -> int:
     if not MIN_MOVE <= move <= MAX_MOVE:
         raise RequestError("move", f"must be between {MIN_MOVE} and {MAX_MOVE}, got {move}")
     return move
+
+
+class _LockedRandom:
+    """The service's ``random.Random``, shared by the request threads: one draw at a time.
+    A ``search.bot.Chooser``, so the bot draws its ties from it."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self._rng = rng
+        self._lock = threading.Lock()
+
+    def choice(self, seq: Sequence[_T], /) -> _T:
+        with self._lock:
+            return self._rng.choice(seq)
 
 
 def _error_reply(msg: str, *, result: float = 0, state: list[list[int]] | None = None) -> Reply:
@@ -184,8 +198,7 @@ class CourseService:
         self.first = self.behaviour.first
         self.time_limit = float(time_limit)
         self.full_board_win_is_draw = full_board_win_is_draw
-        self._rng = rng or random.Random()
-        self._rng_lock = threading.Lock()
+        self._rng = _LockedRandom(rng or random.Random())
         self._clock = clock
         self._players_lock = threading.Lock()
         self._player_locks: dict[str, threading.Lock] = {}
@@ -198,7 +211,7 @@ class CourseService:
     def close(self) -> None:
         self.store.close()
 
-    # --- locks and randomness -----------------------------------------------------------------
+    # --- locks --------------------------------------------------------------------------------
 
     def _player_lock(self, player: str) -> threading.Lock:
         with self._players_lock:
@@ -207,20 +220,14 @@ class CourseService:
                 lock = self._player_locks[player] = threading.Lock()
             return lock
 
-    def _choice(self, options: Sequence[Any]) -> Any:
-        with self._rng_lock:
-            return self._rng.choice(options)
-
     # --- the bot ------------------------------------------------------------------------------
 
     def _bot_move(self, board: Board) -> int:
-        if self.bot == "random":
-            return int(self._choice(board.legal_moves()))
-        from search.bot import move_values  # imported here: it loads the compiled search
+        from search.bot import bot_move, random_move  # imported here: it loads the compiled search
 
-        values = move_values(board, self.bot_depth)
-        best = max(values.values())
-        return int(self._choice(sorted(col for col, v in values.items() if v == best)))
+        if self.bot == "random":
+            return random_move(board, self._rng)
+        return bot_move(board, self.bot_depth, self._rng)
 
     def warm_up(self) -> None:
         """Compile (or load) the bot's search now rather than on the first game."""
@@ -260,7 +267,7 @@ class CourseService:
             return self._play(game, move, arrived)
 
     def _new_game(self, player: str, running: StoredGame | None) -> Reply:
-        first = self.first if self.first != "random" else self._choice(("student", "bot"))
+        first = self.first if self.first != "random" else self._rng.choice(("student", "bot"))
         board = Board()
         botmove = NO_MOVE
         if first == "bot":

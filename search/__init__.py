@@ -6,7 +6,7 @@ sized by ``timecontrol``), and ``search.bot`` the fixed-depth player that stands
 course server's bot.
 """
 
-from search.iterative import SearchResult, iterative_deepening, search
+from search.iterative import SearchResult, deepest, iterative_deepening
 from search.negamax import WIN, is_loss_score, is_proven, is_win_score
 from search.table import TranspositionTable
 
@@ -14,9 +14,9 @@ __all__ = [
     "WIN",
     "SearchResult",
     "TranspositionTable",
+    "deepest",
     "is_loss_score",
     "is_proven",
     "is_win_score",
     "iterative_deepening",
-    "search",
 ]

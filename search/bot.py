@@ -9,6 +9,8 @@ window so that every move's exact value is known and ties can be broken at rando
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
+from typing import Protocol, TypeVar
 
 from board import Board, IllegalMove
 from heuristics import DEFAULT_HEURISTIC, heuristic_id
@@ -17,6 +19,15 @@ from search.table import TranspositionTable
 from timecontrol.counters import new_counters
 
 DEFAULT_BOT_DEPTH = 3
+
+_T = TypeVar("_T")
+
+
+class Chooser(Protocol):
+    """What picks among equally good moves: a ``random.Random``, the ``random`` module, or a
+    caller's wrapper around one (the local server's, which serialises its threads' draws)."""
+
+    def choice(self, seq: Sequence[_T], /) -> _T: ...
 
 
 def move_values(board: Board, depth: int, heuristic: str = DEFAULT_HEURISTIC) -> dict[int, int]:
@@ -50,17 +61,19 @@ def move_values(board: Board, depth: int, heuristic: str = DEFAULT_HEURISTIC) ->
 def bot_move(
     board: Board,
     depth: int = DEFAULT_BOT_DEPTH,
-    rng: random.Random | None = None,
+    rng: Chooser | None = None,
     heuristic: str = DEFAULT_HEURISTIC,
 ) -> int:
-    """The column the course's bot would play: a random one among the best at ``depth``."""
+    """The column the course's bot would play: one among the best at ``depth``, picked by
+    ``rng`` (default: the ``random`` module) from those columns in ascending order."""
     values = move_values(board, depth, heuristic)
     best = max(values.values())
+    # Ascending (legal_moves' order), so that a seeded rng makes the same picks everywhere.
     choices = [col for col, value in values.items() if value == best]
     return (rng or random).choice(choices)
 
 
-def random_move(board: Board, rng: random.Random | None = None) -> int:
+def random_move(board: Board, rng: Chooser | None = None) -> int:
     """A uniformly random legal column."""
     moves = board.legal_moves()
     if not moves:
@@ -68,4 +81,4 @@ def random_move(board: Board, rng: random.Random | None = None) -> int:
     return (rng or random).choice(moves)
 
 
-__all__ = ["DEFAULT_BOT_DEPTH", "bot_move", "move_values", "random_move"]
+__all__ = ["DEFAULT_BOT_DEPTH", "Chooser", "bot_move", "move_values", "random_move"]

@@ -2,7 +2,7 @@
 
 ``iterative_deepening`` is a generator: it yields one ``SearchResult`` per completed depth and
 stops when the deadline passes, the depth limit is reached, or the value is proven.  The caller
-keeps the last result it received.  The clock is injected (``clock``, ``deadline``), so tests
+keeps the last result it received (``deepest``).  The clock is injected (``clock``, ``deadline``), so tests
 drive time by hand.
 
 The compiled search cannot look at a clock, so it runs in slices of nodes: when a slice runs
@@ -133,21 +133,3 @@ def deepest(results: Iterable[SearchResult]) -> SearchResult:
     if not last:
         raise ValueError("the search completed no iteration")
     return last[0]
-
-
-def search(
-    board: Board,
-    seconds: float,
-    *,
-    clock: Clock = time.perf_counter,
-    heuristic: str = DEFAULT_HEURISTIC,
-    max_depth: int | None = None,
-    min_depth: int = 1,
-    table: TranspositionTable | None = None,
-    tactics: bool = True,
-) -> SearchResult:
-    """The result of the deepest iteration completed within ``seconds`` from now."""
-    return deepest(iterative_deepening(
-        board, clock() + seconds, clock=clock, heuristic=heuristic, max_depth=max_depth,
-        min_depth=min_depth, table=table, tactics=tactics,
-    ))

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from board.keys import prime_above
+from board.keys import TableBits
 
 EXACT = 1
 LOWER = 2  # the true score is >= the stored one (the search failed high)
@@ -52,16 +52,20 @@ def tt_move(data: int) -> int:
 
 # Table sizes the search accepts: a smaller table thrashes, a larger one does not fit in memory.
 MIN_BITS, MAX_BITS = 10, 27
+TABLE_BITS = TableBits(MIN_BITS, MAX_BITS, "a table of 2**bits entries of 16 bytes")
+
+
+def table_bits_problems(bits: int, key: str = "agent.table_bits") -> list[str]:
+    """The problems of the setting ``key`` sizing this table: none when it takes ``bits``."""
+    problem = TABLE_BITS.problem(bits)
+    return [] if problem is None else [f"{key}: {problem}"]
 
 
 class TranspositionTable:
     """About ``2**bits`` entries (16 bytes each); ``owner`` names the settings that filled it."""
 
     def __init__(self, bits: int = 21) -> None:
-        if not MIN_BITS <= bits <= MAX_BITS:
-            raise ValueError(f"must be {MIN_BITS}-{MAX_BITS} (a table of 2**bits entries of"
-                             f" 16 bytes), not {bits}")
-        self.size = prime_above(1 << bits)
+        self.size = TABLE_BITS.size(bits)
         # Both filled now (np.zeros would map pages lazily): the first search of a game must
         # not pay for touching tens of MB of fresh memory.
         self.keys = np.full(self.size, -1, dtype=np.int64)

@@ -40,7 +40,7 @@ from numba import njit
 
 from board import bits
 from board.keys import mirror
-from board.tactics import non_losing_moves, order_moves, winning_moves
+from board.tactics import non_losing_moves, order_moves
 from timecontrol.counters import ABORTED, BASE_SLOTS, NODE_LIMIT, NODES
 from timecontrol.counters import new_counters as timecontrol_counters
 
@@ -107,7 +107,7 @@ def win_now_score(moves: int) -> int:
 @njit(cache=True)
 def score_bounds(moves: int) -> tuple[int, int]:
     """The lowest and highest score possible with ``moves`` discs on the board."""
-    return -((CELLS - moves) // 2), (CELLS + 1 - moves) // 2
+    return -((CELLS - moves) // 2), win_now_score(moves)
 
 
 @njit(inline="always")
@@ -177,18 +177,19 @@ def negamax(
             descending = False
             candidates = non_losing_moves(pos, mask)
             if candidates == 0:
-                value = -((CELLS - moves) // 2)  # the opponent wins with its next disc
+                value = score_bounds(moves)[0]  # the opponent wins with its next disc
                 continue
             if moves >= CELLS - 2:
                 value = 0  # two cells left, no win for either side in them
                 continue
-            low = -((CELLS - 2 - moves) // 2)  # we do not lose to the opponent's next disc
+            # Neither side wins with its next disc (we cannot: checked before entering; the
+            # opponent cannot: ``candidates``), so the score lies within the bounds two discs on.
+            low, high = score_bounds(moves + 2)
             if alpha < low:
                 alpha = low
                 if alpha >= beta:
                     value = alpha
                     continue
-            high = (CELLS - 1 - moves) // 2  # we cannot win with our next disc
             if beta > high:
                 beta = high
                 if alpha >= beta:
@@ -335,40 +336,3 @@ def solve_steps(
     counters[LOW] = low
     counters[HIGH] = high
     return bool(low >= high)
-
-
-@njit(cache=True)
-def solve_position(
-    pos: int,
-    mask: int,
-    moves: int,
-    weak: bool,
-    table: np.ndarray,
-    scratch: np.ndarray,
-    counters: np.ndarray,
-    book_keys: np.ndarray,
-    book_bounds: np.ndarray,
-    book_discs: int,
-) -> int:
-    """The exact score of a position not over (with ``weak``: its sign), in one compiled call.
-
-    Sets ``counters[LOW]`` and ``counters[HIGH]`` to the full window first, so after an abort
-    (node limit) ``solve_steps`` can resume.  The score is also left in ``counters[LOW]``.
-    """
-    if winning_moves(pos, mask):
-        score = 1 if weak else win_now_score(moves)
-        counters[LOW] = score
-        counters[HIGH] = score
-        return score
-    if weak:
-        counters[LOW] = -1
-        counters[HIGH] = 1
-    else:
-        counters[LOW] = -((CELLS - moves) // 2)
-        counters[HIGH] = (CELLS + 1 - moves) // 2
-    solve_steps(pos, mask, moves, table, scratch, counters, book_keys, book_bounds, book_discs)
-    if weak and counters[LOW] != 0:
-        # The narrowing can end on a bound beyond [-1, 1] (from the table); its sign holds.
-        counters[LOW] = 1 if counters[LOW] > 0 else -1
-        counters[HIGH] = counters[LOW]
-    return int(counters[LOW])

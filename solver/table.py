@@ -14,22 +14,26 @@ from __future__ import annotations
 
 import numpy as np
 
-from board.keys import prime_above
+from board.keys import TableBits
 
 # The Chinese remainder argument needs size * 2**25 > 2**49.
 MIN_BITS = 24
 MAX_BITS = 28
+TABLE_BITS = TableBits(MIN_BITS, MAX_BITS, "a table of about 2**bits entries of 4 bytes")
+
+
+def table_bits_problems(bits: int, key: str = "solver.table_bits") -> list[str]:
+    """The problems of the setting ``key`` sizing this table: none when it takes ``bits``."""
+    problem = TABLE_BITS.problem(bits)
+    return [] if problem is None else [f"{key}: {problem}"]
 
 
 class SolverTable:
     """A prime number of entries just above ``2**bits``, 4 bytes each (``bits=24``: 64 MiB)."""
 
     def __init__(self, bits: int = MIN_BITS) -> None:
-        if not MIN_BITS <= bits <= MAX_BITS:
-            raise ValueError(f"must be {MIN_BITS}-{MAX_BITS} (a table of about 2**bits entries of"
-                             f" 4 bytes), not {bits}")
         self.bits = bits
-        self.size = prime_above(1 << bits)
+        self.size = TABLE_BITS.size(bits)
         self.entries = np.zeros(self.size, dtype=np.uint32)
         # Written now: fresh zero pages are mapped on first touch, which would slow the first
         # solve of a game (page faults in the middle of a move).

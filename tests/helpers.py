@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import random
 import signal
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from board import Board
 from tests import reference
+
+if TYPE_CHECKING:
+    from client.http import HttpCourseServer
 
 
 def random_position(rng: random.Random, min_plies: int, max_plies: int) -> tuple[Board, list[int]]:
@@ -55,3 +60,12 @@ def default_ctrl_c() -> None:
     that; Python then keeps it ignored, and a test sending SIGINT would wait for nothing.
     """
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def course_client(url: str, stil_ids: Sequence[str], api_key: str) -> HttpCourseServer:
+    """The HTTP client of the (local) course server at ``url``, for these ids and key."""
+    # Imported here: most tests that use these helpers need no HTTP.
+    from client.http import HttpCourseServer
+    from settings import ServerSettings
+
+    return HttpCourseServer(ServerSettings(url=url, stil_ids=tuple(stil_ids), api_key=api_key))

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from board import Board, IllegalMove, InvalidGrid, InvalidMoveString
+from board.keys import TableBits
 from tests import reference
 from tests.helpers import grid_of, random_position
 
@@ -169,3 +170,12 @@ def test_grid_literal_reads_as_expected() -> None:
 def test_bad_grids_are_rejected_with_reason(grid: list[list[object]], to_move: int, message: str) -> None:
     with pytest.raises(InvalidGrid, match=message):
         Board.from_grid(grid, to_move)
+
+
+def test_table_bits_give_a_prime_size_in_range_and_say_what_is_wrong_outside() -> None:
+    rule = TableBits(10, 12, "a table of 2**bits things")
+    assert [rule.size(b) for b in (10, 11, 12)] == [1031, 2053, 4099]  # the primes just above
+    assert rule.problem(10) is None and rule.problem(12) is None
+    assert rule.problem(13) == "must be 10-12 (a table of 2**bits things), not 13"
+    with pytest.raises(ValueError, match=r"^must be 10-12 \(a table of 2\*\*bits things\), not 9$"):
+        rule.size(9)

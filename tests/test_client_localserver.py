@@ -13,7 +13,6 @@ import agent
 from board import Board
 from client.cli import run_online
 from client.game import EngineMoveError
-from client.http import HttpCourseServer
 from client.localgame import LocalGameError, play_local_game
 from client.records import ONLINE, RecordBusy, Records
 from course.errors import ClientError
@@ -21,26 +20,14 @@ from engine import Decision, Engine
 from gym_connect_four import ConnectFourEnv
 from localserver.inprocess import InProcessCourseServer
 from localserver.service import CourseService, player_key
-from settings import AgentSettings, ServerSettings, UsageError
-from tests.helpers import assert_option_refused
+from settings import UsageError
+from tests.helpers import assert_option_refused, course_client
 from timecontrol import Limit
 
 IDS = ("te-1234", "st-5678")
 KEY = "nyckel"
 BUDGET = 0.03
-
-
-@pytest.fixture(scope="module")
-def engine() -> Engine:
-    # Search only: the client's tests need moves, not the book's or the solver's memory.
-    engine = Engine(AgentSettings(seconds_per_move=BUDGET, table_bits=16, min_depth=3,
-                                  mode="course"))
-    engine.warm_up()
-    return engine
-
-
-def http_client(url: str) -> HttpCourseServer:
-    return HttpCourseServer(ServerSettings(url=url, stil_ids=IDS, api_key=KEY))
+ENGINE_SETTINGS = {"seconds_per_move": BUDGET, "table_bits": 16, "min_depth": 3}  # conftest's engine
 
 
 def assert_record_matches_server(records: Records, service: CourseService) -> None:
@@ -53,7 +40,7 @@ def assert_record_matches_server(records: Records, service: CourseService) -> No
 @pytest.mark.parametrize("first", ["student", "bot"])
 def test_whole_games_against_the_local_server(course_server, engine, tmp_path, first):
     with course_server(first=first, seed=7) as server, Records(tmp_path / "r.sqlite3") as records:
-        result = run_online(http_client(server.url), engine, records, IDS, budget=BUDGET, games=2,
+        result = run_online(course_client(server.url, IDS, KEY), engine, records, IDS, budget=BUDGET, games=2,
                             out=lambda line: None)
         assert all(o.we_started == (first == "student") for o in result.outcomes)
         stats = server.service.stats(list(IDS), KEY)
@@ -93,7 +80,7 @@ class InterruptedEngine:
 def test_an_interrupted_run_is_resumed_by_the_next_one(course_server, engine, tmp_path):
     lines: list[str] = []
     with course_server(first="bot", seed=11) as server, Records(tmp_path / "r.sqlite3") as records:
-        client = http_client(server.url)
+        client = course_client(server.url, IDS, KEY)
         with pytest.raises(KeyboardInterrupt):
             run_online(client, InterruptedEngine(engine, 3), records, IDS, budget=BUDGET,
                        out=lines.append)
@@ -236,7 +223,7 @@ def test_two_online_runs_on_one_record_cannot_run_at_once(course_server, engine,
             assert code == 2 and err.count("\n") == 1
             assert err.startswith("error: another `agent.py online` is using the record")
             with Records(holder.path) as second, pytest.raises(RecordBusy):
-                run_online(http_client(server.url), engine, second, IDS, budget=BUDGET)
+                run_online(course_client(server.url, IDS, KEY), engine, second, IDS, budget=BUDGET)
             assert server.service is not None
             assert server.service.store.recent(player_key(IDS)) == []
         # Released: the next run plays.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
 from pathlib import Path
@@ -10,7 +11,7 @@ import pytest
 
 from board import Board
 from client.mirror import Mirror, resume_problem
-from client.records import ONLINE, RecordError, Records
+from client.records import ONLINE, RecordError, Records, player_hash
 from engine import Decision, SearchScore
 
 IDS = ("ab-secret-1", "cd-secret-2")
@@ -75,6 +76,33 @@ def test_unfinished_finds_only_this_server_and_these_ids(tmp_path):
         assert records.unfinished(ONLINE, SERVER, IDS) is None
         records.discard(records.begin(ONLINE, SERVER, IDS, "server bot"))
         assert records.unfinished(ONLINE, SERVER, IDS) is None
+
+
+def test_a_group_is_recorded_under_its_name_on_the_server(tmp_path: Path) -> None:
+    # Distinct ids: the hash is the one records always had (sorted, joined with "+").
+    legacy = hashlib.sha256("+".join(sorted(IDS)).encode()).hexdigest()[:24]
+    assert player_hash(IDS) == player_hash(tuple(reversed(IDS))) == legacy
+    # An id given twice counts once, as on the server: the same group, the same hash.
+    assert player_hash((*IDS, IDS[0])) == player_hash(IDS)
+    with Records(tmp_path / "games.sqlite3") as records:
+        game_id = records.begin(ONLINE, SERVER, (*IDS, IDS[0]), "server bot")
+        found = records.unfinished(ONLINE, SERVER, IDS)
+        assert found is not None and found.id == game_id
+
+
+def test_a_game_recorded_under_the_old_hash_of_repeated_ids_still_resumes(tmp_path: Path) -> None:
+    ids = (IDS[0], IDS[0], IDS[1])
+    old_hash = hashlib.sha256("+".join(sorted(ids)).encode()).hexdigest()[:24]
+    assert old_hash != player_hash(ids)
+    with Records(tmp_path / "games.sqlite3") as records:
+        finished = records.begin(ONLINE, SERVER, ids, "server bot")
+        records.finish(finished, 1.0)
+        running = records.begin(ONLINE, SERVER, ids, "server bot")
+        # As written by the earlier version, which hashed every id given.
+        records.conn.execute("UPDATE games SET player = ?", (old_hash,))
+        found = records.unfinished(ONLINE, SERVER, ids)
+        assert found is not None and found.id == running
+        assert records.streak(ONLINE, SERVER, ids) == 1
 
 
 def test_resume_is_allowed_only_when_nothing_is_in_doubt(tmp_path):

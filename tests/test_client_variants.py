@@ -12,29 +12,18 @@ import requests
 
 import agent
 from client.cli import EXIT_STREAK_STALLED, run_online
-from client.http import HttpCourseServer
 from client.records import ONLINE, Records
 from course.protocol import WIN
 from engine import Engine
 from localserver.background import LocalCourseServer
-from settings import AgentSettings, ServerSettings
+from tests.helpers import course_client
 
 IDS = ("va-1234",)
 KEY = "nyckel"
 BUDGET = 0.1
-
-
-@pytest.fixture(scope="module")
-def engine() -> Engine:
-    # The heuristic search alone (the course's algorithm), enough to beat a depth-3 bot.
-    engine = Engine(AgentSettings(seconds_per_move=BUDGET, table_bits=18, min_depth=5,
-                                  mode="course"))
-    engine.warm_up()
-    return engine
-
-
-def client(url: str) -> HttpCourseServer:
-    return HttpCourseServer(ServerSettings(url=url, stil_ids=IDS, api_key=KEY))
+# conftest's engine: the heuristic search alone (the course's algorithm), enough to beat a
+# depth-3 bot.
+ENGINE_SETTINGS = {"seconds_per_move": BUDGET, "table_bits": 18, "min_depth": 5}
 
 
 def quiet(line: str) -> None:
@@ -50,8 +39,8 @@ def test_whole_games_against_each_variant_are_never_lost(
         course_server: Callable[..., LocalCourseServer], engine: Engine, tmp_path: Path,
         options: dict[str, Any], games: int) -> None:
     with course_server(seed=11, **options) as server, Records(tmp_path / "r.sqlite3") as records:
-        run = run_online(client(server.url), engine, records, IDS, budget=BUDGET, games=games,
-                         out=quiet)
+        run = run_online(course_client(server.url, IDS, KEY), engine, records, IDS, budget=BUDGET,
+                         games=games, out=quiet)
         recorded = records.games(ONLINE)
     assert len(run.outcomes) == games and not run.stopped_by_loss
     assert all(o.result >= 0 for o in run.outcomes)
@@ -69,7 +58,7 @@ def test_the_2021_server_has_no_stats_and_the_streak_is_counted_from_the_record(
             Records(tmp_path / "r.sqlite3") as records:
         assert requests.post(server.url + "stats", data={"stil_id": IDS, "api_key": KEY},
                              timeout=10).status_code == 404
-        run = run_online(client(server.url), engine, records, IDS, budget=BUDGET, games=None,
+        run = run_online(course_client(server.url, IDS, KEY), engine, records, IDS, budget=BUDGET, games=None,
                          until_streak=3, out=lines.append)
     assert [o.result for o in run.outcomes] == [WIN] * 3
     assert run.streak == 3 and run.streak_from_record and not run.streak_stalled
@@ -85,7 +74,7 @@ def test_a_server_whose_streak_never_grows_stops_the_run_with_the_reason(
     lines: list[str] = []
     with course_server(first="student", bot="random", every_start_lost=True, seed=5) as server, \
             Records(tmp_path / "r.sqlite3") as records:
-        run = run_online(client(server.url), engine, records, IDS, budget=BUDGET, games=None,
+        run = run_online(course_client(server.url, IDS, KEY), engine, records, IDS, budget=BUDGET, games=None,
                          until_streak=5, out=lines.append)
         stats = server.service.stats(list(IDS), KEY) if server.service else {}
     # Each game was won, yet the server booked each -1 as a loss: 0 -> 1 after the first game,

@@ -7,13 +7,14 @@ import os
 import random
 import subprocess
 import sys
+import time
 
 import pytest
 
 from board import Board, bits
 from board.tactics import non_losing_moves
 from heuristics import heuristic_id
-from search import WIN, TranspositionTable, is_win_score, iterative_deepening, search
+from search import WIN, SearchResult, TranspositionTable, deepest, is_win_score, iterative_deepening
 from search import iterative as iterative_module
 from search.bot import bot_move, move_values
 from search.negamax import INF, negamax, new_scratch
@@ -22,6 +23,11 @@ from tests.helpers import grid_of, random_position
 from timecontrol.counters import new_counters
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def search(board: Board, seconds: float) -> SearchResult:
+    """The deepest iteration completed within ``seconds`` from now."""
+    return deepest(iterative_deepening(board, time.perf_counter() + seconds))
 
 
 def non_losing(board: Board) -> list[int]:

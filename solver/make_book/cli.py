@@ -17,7 +17,7 @@ from solver.book import DEFAULT_BOOK_PATH
 from solver.make_book import layers, path
 from solver.make_book.build import build
 from solver.make_book.executors import default_workers, open_executor
-from solver.table import MAX_BITS, MIN_BITS
+from solver.table import TABLE_BITS
 from terminal import progress
 
 DEFAULT_LAYERS_WORK = DEFAULT_BOOK_PATH.with_name("layers-work.jsonl")
@@ -29,8 +29,9 @@ EXIT_INTERRUPTED = 130
 
 def _table_bits(text: str) -> int:
     value = int(text)
-    if not MIN_BITS <= value <= MAX_BITS:
-        raise argparse.ArgumentTypeError(f"must be {MIN_BITS}-{MAX_BITS}")
+    problem = TABLE_BITS.problem(value)
+    if problem is not None:
+        raise argparse.ArgumentTypeError(problem)
     return value
 
 
