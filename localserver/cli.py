@@ -15,11 +15,10 @@ import ipaddress
 import shlex
 import sys
 
-from localserver.variants import SWITCHES, Behaviour, VariantConflict, resolve
+from localserver.variants import SWITCHES, Behaviour, resolve
 from settings import (
     API_KEY_ENV,
     STIL_IDS_ENV,
-    ConfigError,
     LocalServerSettings,
     UsageError,
     config_relative,
@@ -63,10 +62,7 @@ def serve_settings(args: argparse.Namespace) -> tuple[LocalServerSettings, Behav
     sources = {key: FLAGS[key] if key in flags else f"local_server.{key}" for key in FLAGS}
     chosen = {switch: (getattr(settings, switch), sources[switch]) for switch in SWITCHES
               if getattr(settings, switch) is not None}
-    try:
-        behaviour = resolve(settings.variant, chosen, variant_source=sources["variant"])
-    except VariantConflict as exc:
-        raise ConfigError(str(exc)) from None
+    behaviour = resolve(settings.variant, chosen, variant_source=sources["variant"])
     return settings, behaviour
 
 

@@ -75,7 +75,7 @@ from localserver.store import (
     GameStore,
     StoredGame,
 )
-from localserver.variants import START_MESSAGE_2021, VariantConflict, resolve
+from localserver.variants import START_MESSAGE_2021, resolve
 from settings import ConfigError, LocalServerSettings
 from settings.loading import describe
 
@@ -183,13 +183,10 @@ class CourseService:
         except ValidationError as exc:
             lines = describe(exc, LocalServerSettings, prefix="local_server")
             raise ConfigError("; ".join(lines)) from None
-        try:
-            self.behaviour = resolve(variant, {name: (value, f"local_server.{name}")
-                                               for name, value in switches.items()
-                                               if value is not None},
-                                     variant_source="local_server.variant")
-        except VariantConflict as exc:
-            raise ConfigError(str(exc)) from None
+        self.behaviour = resolve(variant, {name: (value, f"local_server.{name}")
+                                           for name, value in switches.items()
+                                           if value is not None},
+                                 variant_source="local_server.variant")
         self.variant = variant
         self.db_path = db_path
         self.api_key = api_key

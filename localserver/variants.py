@@ -19,7 +19,7 @@ switch                 ``current``            ``2021``
 ``current`` is the server as the course describes it today, and every switch may be set on
 its own on top of it (a server with stats that books every -1 as a loss, say).  ``2021`` is
 that version as it was seen: its switches are what it is, and setting one against it is
-refused (``VariantConflict``), so a test that says "2021" means exactly that server.
+refused (a ``ConfigError``), so a test that says "2021" means exactly that server.
 """
 
 from __future__ import annotations
@@ -28,14 +28,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from typing import TYPE_CHECKING, Any
 
+from settings import ConfigError
+
 if TYPE_CHECKING:
     from settings import LocalServerSettings
 
 START_MESSAGE_2021 = "New game initiated, you start. Make your move"
-
-
-class VariantConflict(ValueError):
-    """A switch is set against the chosen variant, or the switches cannot work together."""
 
 
 @dataclass(frozen=True)
@@ -99,12 +97,12 @@ def resolve(variant: str, chosen: Mapping[str, tuple[object, str]], *,
             variant_source: str = "variant") -> Behaviour:
     """The behaviour of ``variant`` with the switches in ``chosen`` applied.
 
-    Raises ``VariantConflict`` with every problem ``conflicts`` finds, naming where each side
+    Raises ``ConfigError`` with every problem ``conflicts`` finds, naming where each side
     was set.
     """
     problems = conflicts(variant, chosen, variant_source=variant_source)
     if problems:
-        raise VariantConflict("; ".join(problems))
+        raise ConfigError("; ".join(problems))
     values: dict[str, Any] = {name: value for name, (value, _) in chosen.items()}
     return replace(VARIANTS[variant], **values)
 
