@@ -18,7 +18,7 @@ from board import bits
 from board.board import Board
 
 
-@njit(inline="always")
+@njit(cache=True, inline="always")
 def mirror(bitboard: int) -> int:
     """The bitboard reflected left to right (column ``c`` becomes ``6 - c``)."""
     out = 0

@@ -4,8 +4,9 @@ moves that hand the opponent a win, and which moves to try first.
 The heuristic search (``search.negamax``) and the exact solver (``solver.core``) call these in
 their inner loops.  They are compiled with ``inline="always"``: numba copies their body into
 each caller, where a separately compiled call would cost a call and reference counting per
-node; called from Python they work as ordinary compiled functions.  ``pos`` is the side to
-move's discs, ``mask`` all discs (``board.bits``).
+node; called from Python they work as ordinary compiled functions, cached on disk like the
+rest (uncached, a fresh process compiled them on its first call: about a second).  ``pos`` is
+the side to move's discs, ``mask`` all discs (``board.bits``).
 """
 
 from __future__ import annotations
@@ -22,13 +23,13 @@ _CELL_BITS = (1 << _SORT_SHIFT) - 1
 _FIRST = 1 << 10  # a count no move reaches: the move given first goes first
 
 
-@njit(inline="always")
+@njit(cache=True, inline="always")
 def winning_moves(pos: int, mask: int) -> int:
     """The cells where the side to move completes four with its next disc (0: none)."""
     return bits.winning_cells(pos, mask) & bits.possible_moves(mask)
 
 
-@njit(inline="always")
+@njit(cache=True, inline="always")
 def non_losing_moves(pos: int, mask: int) -> int:
     """The cells of the moves that do not let the opponent win at once (0: every move loses).
 
@@ -45,7 +46,7 @@ def non_losing_moves(pos: int, mask: int) -> int:
     return possible & ~(opp_win >> 1)
 
 
-@njit(inline="always")
+@njit(cache=True, inline="always")
 def order_moves(pos: int, mask: int, candidates: int, first: int, out: np.ndarray,
                 row: int) -> int:
     """Write the cells of ``candidates`` into ``out[row, :n]``, best first; return ``n``.

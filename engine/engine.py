@@ -115,7 +115,10 @@ class Engine:
         share_deadline = start + (deadline - start) * self.solver_settings.share
         if self.book is not None:
             found = self.book.lookup(board)
-            if found is not None and board.can_play(found.column):
+            # A loss known only as a loss has no column worth more than another: the solver
+            # (the slowest loss) or the search (the hardest problems for the opponent) picks.
+            lost_unscored = found is not None and not found.exact and found.score < 0
+            if found is not None and board.can_play(found.column) and not lost_unscored:
                 col = found.column
                 nodes = 0
                 if self.solver is not None:

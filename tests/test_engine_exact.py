@@ -48,7 +48,9 @@ def oracle() -> Solver:
 
 @pytest.fixture(scope="module")
 def solving_engine() -> Engine:
-    return without_book(Engine(settings(mode="strongest")))
+    engine = without_book(Engine(settings(mode="strongest")))
+    engine.warm_up()  # as the front ends do: no compiling inside a timed move
+    return engine
 
 
 def keeps(oracle: Solver, board: Board, col: int, score: int) -> bool:
