@@ -249,21 +249,29 @@ def _refusal(body: dict[str, Any], secrets: Secrets) -> ServerRefused:
     return ServerRefused(f"the server refused the request ({said})", msg=msg, result=result, state=state)
 
 
+def _status(value: Any, secrets: Secrets) -> bool | None:
+    """A reply's ``status``: true, false or null, also written as the numbers 1 and 0 (a server
+    that builds its JSON from integers); raises ``MalformedReply`` for anything else."""
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, (int, float)) and value in (0, 1):
+        return bool(value)
+    raise MalformedReply(
+        f"status is {quote(value, secrets, literal=True)}, expected true, false or null")
+
+
 def parse_move_reply(body: Any, secrets: Secrets = ()) -> MoveReply:
     """A move reply's JSON body as a ``MoveReply``; raises ``MalformedReply`` or ``ServerRefused``.
 
-    ``status`` false is a refusal; true, null or missing is a reply to go on with (the game
-    loop checks it against its mirror).  ``secrets`` (our key and ids) are masked in every
+    ``status`` false (or 0) is a refusal; true (or 1), null or missing is a reply to go on with
+    (the game loop checks it against its mirror).  ``secrets`` (our key and ids) are masked in every
     text taken from the reply.
     """
     if not isinstance(body, dict):
         raise MalformedReply(f"the reply is not a JSON object: {quote(body, secrets, literal=True)}")
-    status = body.get("status")
+    status = _status(body.get("status"), secrets)
     if status is False:
         raise _refusal(body, secrets)
-    if status not in (True, None):
-        raise MalformedReply(
-            f"status is {quote(status, secrets, literal=True)}, expected true, false or null")
     return MoveReply(
         msg=parse_msg(body.get("msg"), secrets),
         result=parse_result(body.get("result"), secrets),
@@ -281,7 +289,7 @@ def parse_stats(body: Any, secrets: Secrets = ()) -> Stats:
     if not isinstance(body, dict):
         raise MalformedReply(
             f"the stats reply is not a JSON object: {quote(body, secrets, literal=True)}")
-    if body.get("status") is False:
+    if _status(body.get("status"), secrets) is False:
         raise _refusal(body, secrets)
     counts = {}
     for name in ("played", "won", "lost", "streak", "streak_max"):

@@ -114,6 +114,8 @@ ACCEPTED = [
     ({"status": None, "result": 0, "botmove": 2, "state": None}, MoveReply("", 0.0, 2, None)),
     # a message that is not text is shown as it came
     ({"status": True, "msg": 5, "result": 0}, MoveReply("5", 0.0, None, None)),
+    # a status written as a number (a server building its JSON from integers)
+    ({"status": 1, "result": 0, "botmove": 2, "state": None}, MoveReply("", 0.0, 2, None)),
 ]
 
 
@@ -135,6 +137,17 @@ def test_a_false_status_becomes_the_matching_refusal():
     with pytest.raises(ServerRefused, match="No game is running") as other:
         parse_move_reply(reply(status=False, msg="No game is running.", state=None))
     assert type(other.value) is ServerRefused
+
+
+def test_a_status_of_0_is_a_refusal_like_false():
+    with pytest.raises(WrongApiKey):
+        parse_move_reply(reply(status=0, msg="Incorrect API key.", state=None))
+    with pytest.raises(ImpossibleMove):
+        parse_move_reply(reply(status=0.0, msg="Impossible move.", result=-10))
+    with pytest.raises(WrongApiKey):
+        parse_stats({"msg": "Incorrect API key.", "status": 0, "stil_id": "ab"})
+    with pytest.raises(MalformedReply, match="status is 2"):
+        parse_move_reply(reply(status=2))
 
 
 def test_stats_are_parsed_with_a_null_status():
