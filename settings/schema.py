@@ -13,11 +13,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Annotated, ClassVar, Literal
-from urllib.parse import urlsplit
+from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 COURSE_SERVER_URL = "https://vilde.cs.lth.se/edap01-4inarow/"
+DEFAULT_PORTS = {"http": 80, "https": 443}
 
 Seconds = Annotated[float, Field(gt=0, allow_inf_nan=False)]
 NonNegativeSeconds = Annotated[float, Field(ge=0, allow_inf_nan=False)]
@@ -25,7 +26,8 @@ Text = Annotated[str, Field(min_length=1, pattern=r"\S")]
 
 
 def check_server_url(url: str) -> str:
-    """``url`` as a base URL the endpoints are appended to (a trailing ``/`` is added).
+    """``url`` as a base URL the endpoints are appended to: a trailing ``/`` added, the scheme and
+    host in lower case, a default port (80, 443) left out.
 
     Raises ``ValueError`` saying what is wrong unless it is an http(s) URL with a host.
     """
@@ -41,7 +43,15 @@ def check_server_url(url: str) -> str:
         raise ValueError(f"{url!r} has port 0; a server listens on 1-65535")
     if parts.query or parts.fragment:
         raise ValueError(f"{url!r} must not have a query or a fragment")
-    return url if url.endswith("/") else url + "/"
+    # One spelling per server: the record keys its games by this URL, and a game running under
+    # one spelling must not be missed (and forfeited by a new game) under another.
+    host = parts.hostname if ":" not in parts.hostname else f"[{parts.hostname}]"
+    userinfo = parts.netloc.rpartition("@")[0]
+    netloc = (f"{userinfo}@" if userinfo else "") + host
+    if port is not None and port != DEFAULT_PORTS[parts.scheme]:
+        netloc += f":{port}"
+    path = parts.path if parts.path.endswith("/") else parts.path + "/"
+    return urlunsplit((parts.scheme, netloc, path, "", ""))
 
 
 class Section(BaseModel):
@@ -85,8 +95,9 @@ class AgentSettings(Section):
 
     mode: Mode = "course"
     seconds_per_move: Seconds = 3.0
-    # Kept free of the server's 5 s limit for the network and the reply's handling.
-    safety_margin: NonNegativeSeconds = 1.0
+    # Kept free of the server's 5 s limit for the network and the reply's handling: with
+    # none, the engine would think the whole 5 s and every move would arrive late.
+    safety_margin: Annotated[float, Field(ge=0.25, allow_inf_nan=False)] = 1.0
     heuristic: Text = "windows5000"
     # Depth always completed, whatever the clock says (deeper ones could outlast the limit).
     min_depth: Annotated[int, Field(ge=1, le=12)] = 5
