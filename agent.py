@@ -146,6 +146,7 @@ def build_parser() -> AgentParser:
     p.add_argument("--server", default=None, metavar="URL", help="server base URL")
     p.add_argument("--new-game", action="store_true",
                    help="give up an unfinished game that cannot be resumed safely")
+    _add_time(p, "agent.seconds_per_move in the config; at most 5 - agent.safety_margin")
     _add_mode(p)
     _add_config(p)
 
@@ -316,6 +317,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         # The reader went away (``agent.py solve | head``): end quietly, as Unix tools do.
+        # (``online`` never gets here: it plays the running game out, ``SurvivingOutput``.)
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 0

@@ -8,8 +8,11 @@ functions read the settings and build the real parts.
 from __future__ import annotations
 
 import argparse
+import io
+import os
 import random
-from collections.abc import Sequence
+import sys
+from collections.abc import Callable, Sequence
 from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,6 +40,7 @@ from settings import (
 
 EXIT_LOST = 1  # the run stopped at a lost game
 EXIT_STREAK_STALLED = 3  # --until-streak cannot be reached: the server's streak does not grow
+EXIT_OUTPUT_LOST = 1  # stdout went away: the game running then was finished, no new one started
 
 
 def records_path(settings: Settings, config: str | None) -> Path:
@@ -65,6 +69,32 @@ class OnlineRun:
     stopped_by_loss: bool
     streak_from_record: bool = False
     streak_stalled: bool = False
+    output_lost: bool = False
+
+
+class SurvivingOutput:
+    """An ``Output`` that outlives its reader: after a ``BrokenPipeError`` (``online | head``)
+    every line is discarded and ``lost`` is set, instead of the error ending the run.
+
+    A closed stdout must never forfeit a ranked game: the loop plays the running game to its
+    end (its record still written) and starts no new one.  ``on_lost`` runs once, at the first
+    error (``online_command`` points stdout at ``os.devnull`` there).
+    """
+
+    def __init__(self, out: Output = print, on_lost: Callable[[], None] | None = None) -> None:
+        self.out = out
+        self.on_lost = on_lost
+        self.lost = False
+
+    def __call__(self, line: str) -> None:
+        if self.lost:
+            return
+        try:
+            self.out(line)
+        except BrokenPipeError:
+            self.lost = True
+            if self.on_lost is not None:
+                self.on_lost()
 
 
 def run_online(
@@ -92,7 +122,8 @@ def run_online(
     """
     with records.exclusive():
         return _run_online(server, engine, records, stil_ids, budget=budget, games=games,
-                           until_streak=until_streak, new_game=new_game, out=out)
+                           until_streak=until_streak, new_game=new_game,
+                           out=out if isinstance(out, SurvivingOutput) else SurvivingOutput(out))
 
 
 class _Streak:
@@ -129,7 +160,7 @@ def _run_online(
     games: int | None,
     until_streak: int | None,
     new_game: bool,
-    out: Output,
+    out: SurvivingOutput,
 ) -> OnlineRun:
     run = OnlineRun([], None, False)
     streak = _Streak(server, records, stil_ids, out)
@@ -144,6 +175,8 @@ def _run_online(
     unfinished = records.unfinished(ONLINE, server.name, stil_ids)
     try:
         while True:
+            if out.lost:
+                break  # nobody reads any more: no new game (the one running then was played out)
             game = OnlineGame(server, engine, records, stil_ids, budget=budget, out=out)
             if unfinished is not None:
                 record, unfinished = unfinished, None
@@ -195,8 +228,9 @@ def _run_online(
             " that is safe")
         raise
     finally:
-        if run.outcomes:
+        if run.outcomes and not out.lost:
             _summary(run, server, records, stil_ids, out)
+        run.output_lost = out.lost
     return run
 
 
@@ -231,6 +265,16 @@ def _credentials(settings: Settings, config: str | None) -> None:
         raise ConfigError(f"{_config_name(config)}: server.stil_ids[{index}] ({shown}): {what}")
 
 
+def _stdout_to_devnull() -> None:
+    """Point stdout at ``os.devnull``: what ``print`` still holds for the closed pipe, and
+    whatever follows, goes nowhere instead of raising ``BrokenPipeError`` again (at exit too)."""
+    devnull = open(os.devnull, "w")  # noqa: SIM115 - it stays open as stdout until the exit
+    try:
+        os.dup2(devnull.fileno(), sys.stdout.fileno())
+    except (OSError, ValueError, io.UnsupportedOperation):
+        sys.stdout = devnull  # not a real file (a test's capture): replace the object instead
+
+
 def online_command(args: argparse.Namespace, started: float) -> int:
     settings = load_settings(args.config)
     _credentials(settings, args.config)
@@ -241,16 +285,23 @@ def online_command(args: argparse.Namespace, started: float) -> int:
 
     server = HttpCourseServer(settings.server, url=args.server)
     agent = with_mode(settings.agent, args.mode)
-    budget = move_budget(agent)
-    print(f"server {server.name}  ids {masked_ids(settings.server.stil_ids)}"
-          f"  {agent.mode} mode, {budget:g} s per move")
+    budget = move_budget(agent, args.time)  # the one budget of the run: OnlineGame's Limit
+    out = SurvivingOutput(print, on_lost=_stdout_to_devnull)
+    out(f"server {server.name}  ids {masked_ids(settings.server.stil_ids)}"
+        f"  {agent.mode} mode, {budget:g} s per move")
     engine = Engine(agent, solver=settings.solver)
     engine.warm_up()  # compile before the first game starts, not during its first move
     with closing(server), Records(records_path(settings, args.config)) as records:
         run = run_online(
             server, engine, records, settings.server.stil_ids, budget=budget, games=games,
-            until_streak=args.until_streak, new_game=args.new_game,
+            until_streak=args.until_streak, new_game=args.new_game, out=out,
         )
+    if run.output_lost:
+        played = (f"game #{run.outcomes[-1].game_id} was played to its end without output (it is"
+                  " in the record)" if run.outcomes else "no game was played")
+        print(f"output went away (stdout closed): {played}; no new game was started",
+              file=sys.stderr)
+        return EXIT_OUTPUT_LOST
     if run.stopped_by_loss:
         return EXIT_LOST
     return EXIT_STREAK_STALLED if run.streak_stalled else 0

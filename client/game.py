@@ -70,12 +70,14 @@ class Chooser(Protocol):
     def choose(self, board: Board, limit: Limit) -> Decision: ...
 
 
-def move_budget(agent: AgentSettings) -> float:
-    """Seconds to think per move: the configured time, capped below the server's 5 s limit."""
+def move_budget(agent: AgentSettings, seconds: float | None = None) -> float:
+    """Seconds to think per move: ``seconds`` (``online --time``) or else the configured time,
+    capped below the server's 5 s limit."""
     if agent.safety_margin >= SERVER_MOVE_LIMIT:
         raise ConfigError(f"agent.safety_margin: must be less than {SERVER_MOVE_LIMIT:g} seconds"
                           " (the server's limit per move)")
-    return min(agent.seconds_per_move, SERVER_MOVE_LIMIT - agent.safety_margin)
+    wanted = agent.seconds_per_move if seconds is None else seconds
+    return min(wanted, SERVER_MOVE_LIMIT - agent.safety_margin)
 
 
 class OnlineGame:

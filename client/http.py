@@ -28,6 +28,7 @@ reply is a few hundred bytes) and must be JSON of a sane depth; anything else is
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Callable
 from typing import Any
@@ -290,8 +291,25 @@ def _reason(exc: requests.RequestException, secrets: Secrets) -> str:
         if not isinstance(inner, Exception) or inner is reason:
             break
         reason = inner
-    text = str(reason)
-    # urllib3's messages start with the connection object's repr: keep what follows it.
-    if ">: " in text:
-        text = text.split(">: ", 1)[1]
+    if _refused(reason):
+        return REFUSED
+    # urllib3's messages start with the pool's or the connection's repr, ``<...>`` or
+    # ``_WatchedHTTPConnection(host=..., port=...)``: our class names, and the URL says the rest.
+    text = _OBJECT_PREFIX.sub("", str(reason), count=1)
     return f"{type(reason).__name__}: {quote(text, secrets)}" if text else type(reason).__name__
+
+
+REFUSED = "connection refused (is the server running and the URL right?)"
+_OBJECT_PREFIX = re.compile(r"^(?:<[^>]*>|[A-Za-z_][\w.]*\([^()]*\)): ")
+
+
+def _refused(reason: BaseException) -> bool:
+    """True when the connection was refused: the OS error is the cause of urllib3's error."""
+    seen: BaseException | None = reason
+    for _ in range(10):  # a chain of causes, never endless
+        if seen is None:
+            return False
+        if isinstance(seen, ConnectionRefusedError):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False

@@ -178,7 +178,9 @@ def load_settings(path: str | os.PathLike[str] | None = None,
     settings = valid
     overrides: dict[str, Any] = {}
     names: dict[str, str] = {}
-    if env.get(API_KEY_ENV):
+    # An empty variable overrides nothing: ``require_credentials`` reports it to the commands
+    # that send, and the others (``solve``, ``move``) run as without it.
+    if env.get(API_KEY_ENV, "").strip():
         overrides["api_key"], names["api_key"] = env[API_KEY_ENV], API_KEY_ENV
     if env.get(STIL_IDS_ENV):
         ids = tuple(part.strip() for part in env[STIL_IDS_ENV].split(",") if part.strip())

@@ -8,8 +8,9 @@ while the repository's placeholders are still in place.
 
 from __future__ import annotations
 
+import os
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
 from settings.errors import ConfigError
@@ -50,11 +51,22 @@ def is_placeholder(value: str) -> bool:
     return value.startswith(PLACEHOLDER_PREFIX)
 
 
-def require_credentials(server: ServerSettings, source: str = "config.toml") -> None:
-    """Raise ``ConfigError`` if the key or an id is still the placeholder the repository ships.
+def require_credentials(server: ServerSettings, source: str = "config.toml",
+                        env: Mapping[str, str] | None = None) -> None:
+    """Raise ``ConfigError`` if the key or an id is still the placeholder the repository ships,
+    or if ``EDAP01_API_KEY`` or ``EDAP01_STIL_IDS`` is set but blank (``env``: the environment).
 
     Called before anything is sent to a server that records games under our ids.
     """
+    env = os.environ if env is None else env
+    # A blank variable overrides nothing (``load_settings``), but it was set to be used: say so
+    # rather than blame the config file (``EDAP01_API_KEY=$KEY`` with KEY unset, say).
+    if API_KEY_ENV in env and not env[API_KEY_ENV].strip():
+        raise ConfigError(f"{API_KEY_ENV} is set but empty; set it to the course's key, or unset"
+                          f" it to use server.api_key in {source}")
+    if STIL_IDS_ENV in env and not env[STIL_IDS_ENV].replace(",", " ").strip():
+        raise ConfigError(f"{STIL_IDS_ENV} is set but holds no id; set it to your STIL id(s),"
+                          f" comma-separated, or unset it to use server.stil_ids in {source}")
     if is_placeholder(server.api_key):
         raise ConfigError(
             f"{source}: server.api_key is still the placeholder; set it to the course's key"

@@ -2,7 +2,8 @@
 
 ``solve`` is the benchmark interface of Pons' solver: lines ``moves`` or ``moves expected`` on
 stdin, ``moves score nodes microseconds`` on stdout.  A bad line gets ``error: line N: ...`` on
-stdout in its place (and the same on stderr), and the lines after it are still solved.  Exit
+stdout in its place (and the same on stderr, unless both are the same terminal), and the lines
+after it are still solved.  Exit
 code: 0 when every line was good and matched its expected score; 1 when some score differed
 from the expected one (the solver is wrong, or the expectation); 2 when some line was bad
 (1 and 2 together give 2: the input needs fixing first).
@@ -11,6 +12,8 @@ from the expected one (the solver is wrong, or the expectation); 2 when some lin
 from __future__ import annotations
 
 import argparse
+import io
+import os
 import sys
 import time
 from typing import TextIO
@@ -62,8 +65,14 @@ def solve_stream(
     lines: TextIO, out: TextIO, err: TextIO, solver: Solver, *, weak: bool = False,
     reset: bool = False,
 ) -> int:
-    """Solve every line of ``lines``, writing results to ``out``; return the exit code."""
+    """Solve every line of ``lines``, writing results to ``out``; return the exit code.
+
+    A bad line's ``error: line N: ...`` goes to ``out`` in the line's place, so the output stays
+    aligned with the input, and to ``err`` too unless both are the same terminal (where it
+    would show twice).
+    """
     bad = mismatched = 0
+    errors_to_err = not same_terminal(out, err)
     for number, raw in enumerate(lines, start=1):
         line = raw.strip()
         if not line or line.startswith("#"):
@@ -73,7 +82,8 @@ def solve_stream(
         except (UsageError, BoardError) as exc:
             message = f"error: line {number}: {exc}"
             print(message, file=out, flush=True)
-            print(message, file=err, flush=True)
+            if errors_to_err:
+                print(message, file=err, flush=True)
             bad += 1
             continue
         if reset:
@@ -92,6 +102,17 @@ def solve_stream(
     if bad:
         return EXIT_BAD_INPUT
     return EXIT_MISMATCH if mismatched else EXIT_OK
+
+
+def same_terminal(out: TextIO, err: TextIO) -> bool:
+    """True when ``out`` and ``err`` are both the one terminal (the same device)."""
+    try:
+        if not (out.isatty() and err.isatty()):
+            return False
+        one, other = os.fstat(out.fileno()), os.fstat(err.fileno())
+    except (OSError, ValueError, io.UnsupportedOperation):  # closed, or not a real file
+        return False
+    return (one.st_dev, one.st_ino, one.st_rdev) == (other.st_dev, other.st_ino, other.st_rdev)
 
 
 def solve_command(args: argparse.Namespace, started: float) -> int:

@@ -102,6 +102,21 @@ def test_an_unreachable_server_is_retried_then_reported(tmp_path):
         client.start_game()
     assert pauses == [0.2, 0.4]
     assert not info.value.in_doubt
+    assert str(info.value).endswith(
+        "(3 tries): connection refused (is the server running and the URL right?)")
+
+
+def test_a_connection_error_is_said_without_our_class_names():
+    from urllib3.exceptions import MaxRetryError, NewConnectionError
+
+    from client.deadline import _WatchedHTTPConnection
+    from client.http import _reason
+
+    conn = _WatchedHTTPConnection("127.0.0.1", 9)
+    failed = NewConnectionError(conn, "Failed to establish a new connection: [Errno 113] No route")
+    exc = requests.ConnectionError(MaxRetryError(None, "/stats", failed))  # type: ignore[arg-type]
+    said = _reason(exc, [])
+    assert said == "NewConnectionError: Failed to establish a new connection: [Errno 113] No route"
 
 
 @pytest.mark.parametrize(
@@ -424,24 +439,23 @@ def test_an_engine_move_into_a_full_column_is_never_sent(scripted, tmp_path):
     assert game.status == "running" and game.pending is None and resume_problem(game) is None
 
 
-def test_a_failure_while_printing_leaves_the_move_recorded(scripted, engine, tmp_path):
+def test_a_closed_output_finishes_the_running_game_and_starts_no_other(scripted, engine, tmp_path):
     course, url = scripted
     lines: list[str] = []
 
     def out(line: str) -> None:
-        if " we play " in line and not lines:
-            lines.append(line)
+        lines.append(line)
+        if " we play " in line:
             raise BrokenPipeError("the terminal went away")
 
     with Records(tmp_path / "games.sqlite3") as records:
-        with pytest.raises(BrokenPipeError):
-            run(url, engine, records, [], out=out)
-        game = records.games(ONLINE)[0]
-        # The reply was recorded before the line: nothing is in doubt, the game resumes.
-        assert game.pending is None and resume_problem(game) is None
-        resumed: list[str] = []
-        result = run(url, engine, records, resumed)
-    assert result.outcomes[0].resumed and course.moves_sent().count(-1) == 1
+        result = run(url, engine, records, [], out=out, games=3)
+        games = records.games(ONLINE)
+    # Played to its end with nothing more printed, not left to be lost on time; no second game.
+    assert result.output_lost and len(result.outcomes) == 1 and len(games) == 1
+    assert games[0].status == "finished" and games[0].pending is None
+    assert sum(" we play " in line for line in lines) == 1
+    assert course.moves_sent().count(-1) == 1 and len(course.moves_sent()) > 2
 
 
 def test_a_resume_long_after_the_servers_reply_warns_that_the_move_is_late(scripted, engine, tmp_path):

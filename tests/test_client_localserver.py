@@ -3,7 +3,11 @@ app on 127.0.0.1), in process, and through ``agent.py``'s commands."""
 
 from __future__ import annotations
 
+import os
 import random
+import socket
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -133,6 +137,58 @@ def test_online_and_stats_commands(course_server, tmp_path, capsys):
         for text in (out, err, stats_out):
             assert all(i not in text for i in IDS) and KEY not in text
         assert "st*****+te*****" in stats_out  # sorted, as the server stores a group
+
+
+def test_a_closed_stdout_finishes_the_running_game_and_exits_1(course_server, tmp_path):
+    """``agent.py online | head``: the reader goes away mid-game; the game is still played out."""
+    config = str(write_config(tmp_path))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("EDAP01_")}
+    env["PYTHONUNBUFFERED"] = "1"  # every line reaches the pipe at once, as on a terminal
+    with course_server(first="student", seed=3) as server:
+        proc = subprocess.Popen(
+            [sys.executable, "agent.py", "online", "--config", config, "--server", server.url,
+             "--games", "3"], cwd=Path(agent.__file__).parent, env=env, text=True,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        assert proc.stdout is not None and proc.stderr is not None
+        for line in proc.stdout:
+            if " we play " in line:
+                break  # mid-game: our first move was printed, the bot's reply is next
+        proc.stdout.close()
+        code = proc.wait(timeout=120)
+        err = proc.stderr.read()
+        assert code == 1, err
+        assert err.startswith("output went away") and err.count("\n") == 1
+        # One game, finished on the server (not abandoned, not left to run out of time).
+        games = server.service.store.recent(player_key(IDS), 10)
+        assert len(games) == 1 and games[0].outcome not in ("running", "abandoned", "timeout")
+        with Records(tmp_path / "rec" / "games.sqlite3") as records:
+            (game,) = records.games(ONLINE)
+            assert game.status == "finished" and f"game #{game.id} was played to its end" in err
+            assert_record_matches_server(records, server.service)
+
+
+def test_online_time_sets_the_budget_for_the_run(course_server, tmp_path, capsys):
+    config = str(write_config(tmp_path))  # 0.03 s per move in the file
+    with course_server(first="student", seed=5) as server:
+        code, out, err = run_agent(capsys, "online", "--config", config, "--server", server.url,
+                                   "--time", "0.3")
+    assert code in (0, 1), err
+    assert "course mode, 0.3 s per move" in out.splitlines()[0]
+    with Records(tmp_path / "rec" / "games.sqlite3") as records:
+        (game,) = records.games(ONLINE)
+    thought = [m.seconds for m in game.moves if m.side == "us" and m.seconds is not None]
+    assert thought and max(thought) <= 0.3 + 0.15 and max(thought) > 0.1
+
+
+def test_online_time_is_capped_below_the_servers_limit(tmp_path, capsys):
+    with socket.socket() as probe:  # a port nothing listens on: no game is played
+        probe.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{probe.getsockname()[1]}/"
+    config = str(write_config(tmp_path))  # safety_margin: the default 1 s
+    code, out, err = run_agent(capsys, "online", "--config", config, "--server", url,
+                               "--time", "9")
+    assert "course mode, 4 s per move" in out and "9 s" not in out
+    assert code == 2 and "cannot reach the server" in err
 
 
 def test_command_errors_are_one_clean_line(course_server, tmp_path, capsys):

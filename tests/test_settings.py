@@ -61,7 +61,8 @@ def test_values_are_typed_and_an_int_is_accepted_for_a_float(tmp_path):
         ("[server]\nurl = \"ftp://x/\"\n", r"server.url: 'ftp://x/' is not an http"),
         ("[server]\nread_timeout = 0\n", r"server.read_timeout: must be more than 0, got 0"),
         ("[server]\nstil_ids = []\n", r"server.stil_ids: must not be empty$"),
-        ("[agent]\nsafety_margin = -1\n", r"agent.safety_margin: must be at least 0"),
+        ("[agent]\nsafety_margin = -1\n", r"agent.safety_margin: must be at least 0.25"),
+        ("[agent]\nsafety_margin = 0\n", r"agent.safety_margin: must be at least 0.25, got 0"),
         ("[agent]\nseconds_per_move = -1\n", r"agent.seconds_per_move: must be more than 0"),
         ('[record]\npath = ""\n', r"record.path: must not be empty"),
         ('[record]\npath = "  "\n', r"record.path: must not be empty"),
@@ -171,6 +172,19 @@ def test_an_empty_id_list_from_the_environment_names_the_variable(tmp_path):
         load_settings(write(tmp_path, ""), env={"EDAP01_STIL_IDS": " , "})
 
 
+@pytest.mark.parametrize(("name", "value", "message"), [
+    ("EDAP01_API_KEY", "", r"^EDAP01_API_KEY is set but empty; .* server.api_key in c.toml$"),
+    ("EDAP01_API_KEY", "  ", r"^EDAP01_API_KEY is set but empty"),
+    ("EDAP01_STIL_IDS", "", r"^EDAP01_STIL_IDS is set but holds no id; .* server.stil_ids in"),
+])
+def test_a_blank_environment_variable_is_named_not_the_config(tmp_path, name, value, message):
+    path = write(tmp_path, "")  # the shipped placeholders: the config is not to blame
+    server = load_settings(path, env={name: value}).server
+    with pytest.raises(ConfigError, match=message) as info:
+        require_credentials(server, "c.toml", env={name: value})
+    assert "placeholder" not in str(info.value)
+
+
 def test_a_placeholder_id_is_refused_before_playing():
     server = ServerSettings(stil_ids=("ab-1", "your-stil-id"), api_key="secret-key")
     with pytest.raises(ConfigError, match=r"stil_ids\[1\] is still the placeholder"):
@@ -187,6 +201,16 @@ def test_secrets_stay_out_of_the_repr_and_are_masked():
 
 def test_the_url_gets_a_trailing_slash():
     assert ServerSettings(url="http://127.0.0.1:8000/x").url == "http://127.0.0.1:8000/x/"
+
+
+@pytest.mark.parametrize("spelling", [
+    "https://vilde.cs.lth.se/edap01-4inarow/", "https://VILDE.cs.lth.se/edap01-4inarow",
+    "HTTPS://vilde.cs.lth.se:443/edap01-4inarow/", " https://vilde.cs.lth.se/edap01-4inarow/ "])
+def test_one_server_has_one_url_however_it_is_spelled(spelling):
+    # The record keys its games by the URL: a running game must be found under any spelling.
+    assert check_server_url(spelling) == "https://vilde.cs.lth.se/edap01-4inarow/"
+    assert check_server_url("http://Local:80/a") == "http://local/a/"
+    assert check_server_url("http://127.0.0.1:443/") == "http://127.0.0.1:443/"
 
 
 @pytest.mark.parametrize(

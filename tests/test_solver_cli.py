@@ -54,6 +54,28 @@ def test_solve_reports_bad_lines_and_goes_on(capsys: Cap, monkeypatch: pytest.Mo
     assert err.count("error: line") == 4 and "Traceback" not in err
 
 
+def test_a_bad_line_shows_once_on_a_terminal() -> None:
+    """On one terminal the error line would show twice: stdout's (in the line's place) stays."""
+    import os
+    import pty
+
+    from solver.cli import solve_stream
+
+    solver = Solver(24)
+    leader, follower = pty.openpty()
+    with open(follower, "w", closefd=True) as tty, open(os.dup(follower), "w") as tty_err:
+        stdin = io.StringIO("4453\n44x\n")
+        out, err = io.StringIO(), io.StringIO()
+        assert solve_stream(stdin, out, err, solver) == 2  # not a terminal: both get it
+        assert out.getvalue().count("error: line 2") == 1 and err.getvalue().count("error:") == 1
+        stdin.seek(0)
+        assert solve_stream(stdin, tty, tty_err, solver) == 2
+    os.set_blocking(leader, False)
+    shown = os.read(leader, 4096).decode()
+    os.close(leader)
+    assert shown.count("error: line 2: ") == 1 and shown.startswith("4453 ")
+
+
 def test_solve_flags_a_wrong_expected_score(capsys: Cap, monkeypatch: pytest.MonkeyPatch) -> None:
     code, out, err = run(capsys, monkeypatch, "4455 17\n", "solve")
     assert code == 1
