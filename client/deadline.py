@@ -33,10 +33,19 @@ _current = threading.local()
 
 
 class Watch:
-    """The deadline of one exchange: the sockets it used, and whether it ran out."""
+    """The deadline of one exchange: the sockets it used, whether it ran out, and whether any
+    byte of the request was handed to a socket.
+
+    ``used`` is set when one of our connections takes up the exchange, ``sent`` just before its
+    first byte is written (after the connection, and for HTTPS its handshake, is made): a
+    failure while ``used`` and not ``sent`` cannot have reached the server, whatever the
+    library calls it (a TLS handshake that timed out, a name lookup that outlasted the watch).
+    """
 
     def __init__(self) -> None:
         self.expired = False
+        self.used = False
+        self.sent = False
         self._lock = threading.Lock()
         self._sockets: list[socket.socket] = []
 
@@ -45,6 +54,16 @@ class Watch:
             self._sockets.append(sock)
             if self.expired:
                 _shut(sock)
+
+    def mark_sent(self) -> None:
+        """A byte of the request is about to be written to a socket of this watch.
+
+        Not once the watch has run out: its sockets are shut by then, and nothing written to
+        them can leave (a name lookup or a connect that outlasted the deadline).
+        """
+        with self._lock:
+            if not self.expired:
+                self.sent = True
 
     def expire(self) -> None:
         with self._lock:
@@ -60,9 +79,21 @@ def _shut(sock: socket.socket) -> None:
         sock.shutdown(socket.SHUT_RDWR)
 
 
+def _this_watch() -> Watch | None:
+    watch: Watch | None = getattr(_current, "watch", None)
+    return watch
+
+
+def _take_up() -> None:
+    """Note on this thread's watch that one of our connections took up its exchange."""
+    watch = _this_watch()
+    if watch is not None:
+        watch.used = True
+
+
 def _join_watch(connection: HTTPConnection) -> None:
     """Register ``connection``'s socket, if it has one, with this thread's watch."""
-    watch: Watch | None = getattr(_current, "watch", None)
+    watch = _this_watch()
     sock = getattr(connection, "sock", None)
     if watch is not None and sock is not None:
         watch.add(sock)  # shut at once if the watch already ran out
@@ -77,12 +108,24 @@ class _Watched:
     """
 
     def request(self, *args: Any, **kwargs: Any) -> Any:
+        _take_up()
         _join_watch(self)  # type: ignore[arg-type]
         return super().request(*args, **kwargs)  # type: ignore[misc]
 
     def connect(self) -> None:
+        _take_up()  # urllib3 makes an HTTPS connection (its handshake) before the request
         super().connect()  # type: ignore[misc]
         _join_watch(self)  # type: ignore[arg-type]
+
+    def send(self, data: Any) -> None:
+        # Every byte of a request goes through here (http.client connects on the first send
+        # when the pool has not connected already): from now on the server may have it.
+        if getattr(self, "sock", None) is None:
+            self.connect()
+        watch = _this_watch()
+        if watch is not None:
+            watch.mark_sent()
+        super().send(data)  # type: ignore[misc]
 
 
 class _WatchedHTTPConnection(_Watched, HTTPConnection):

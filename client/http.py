@@ -199,10 +199,13 @@ class HttpCourseServer(CourseServerBase):
                     " sent"
                 ) from exc
             except requests.RequestException as exc:
+                # Through our own connections we know whether a byte was written; through any
+                # other (a proxy's) only the kind of error tells.
+                may_have_arrived = watch.sent if watch.used else not never_reached_server(exc)
+                if not may_have_arrived:
+                    raise _NeverArrived(exc) from exc
                 if watch.expired:
                     raise _past_deadline(url, what, total) from exc
-                if never_reached_server(exc):
-                    raise _NeverArrived(exc) from exc
                 raise ConnectionLost(
                     f"no reply from {url} to {what}: {_reason(exc, self.secrets)}; the server"
                     " may or may not have received it"
