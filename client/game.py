@@ -139,8 +139,11 @@ class OnlineGame:
         since = max(0.0, (datetime.now(UTC) - record.last_reply_at).total_seconds())
         self.out(f"resuming game #{record.id} from the record: {mirror.board.moves} discs played,"
                  f" our turn; the server's last reply came {since:.1f} s ago")
+        # The server's clock ran meanwhile: thinking, the connect timeout and any retry of our
+        # next move get what is left of its 5 s.
+        self.server.replied_ago(since)
         if since < SERVER_MOVE_LIMIT:
-            received = self.clock() - since  # the server's clock ran meanwhile: use what is left
+            received = self.clock() - since
         else:
             # Late whatever we do now, so think as usual: the server may still accept it.
             received = self.clock()

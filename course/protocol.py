@@ -337,6 +337,11 @@ class CourseServer(Protocol):
 
     def stats(self) -> Stats: ...
 
+    def replied_ago(self, seconds: float) -> None:
+        """The server's last reply to a move came ``seconds`` ago (a resumed game): the 5 s
+        for our next move run from then."""
+        ...
+
 
 class CourseServerBase(ABC):
     """What every ``CourseServer`` shares, whatever carries its requests.
@@ -371,6 +376,11 @@ class CourseServerBase(ABC):
 
     def stats(self) -> Stats:
         return parse_stats(self._send_stats(), self.secrets)
+
+    def replied_ago(self, seconds: float) -> None:
+        """The server's last reply to a move came ``seconds`` ago: a transport that times its
+        requests against the server's 5 s (HTTP) overrides this; others need not know."""
+        del seconds
 
     @abstractmethod
     def _send_move(self, move: int) -> Any:

@@ -403,6 +403,31 @@ def test_a_moves_retries_stop_at_the_end_of_its_5_s_window(course_server):
         client.start_game()  # a new game is not a move: every retry
 
 
+def test_a_resumed_games_first_move_gets_what_is_left_of_the_5_s() -> None:
+    # Nobody listens; the server's last reply (recorded by an earlier run) came 4.6 s ago.
+    now = [50.0]
+    session = requests.Session()
+    timeouts: list[Any] = []
+    post = session.post
+
+    def recording_post(url: str | bytes, data: Any = None, json: Any = None, **kwargs: Any) -> Any:
+        timeouts.append(kwargs["timeout"])
+        return post(url, data=data, json=json, **kwargs)
+
+    session.post = recording_post  # type: ignore[method-assign]
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    settings = ServerSettings(url=f"http://127.0.0.1:{port}/", stil_ids=IDS, api_key=KEY,
+                              retries=10, connect_timeout=30.0)
+    client = HttpCourseServer(settings, session=session, sleep=lambda s: None,
+                              clock=lambda: now[0])
+    client.replied_ago(4.6)
+    with pytest.raises(ServerUnreachable, match="no retry could arrive within the server's 5 s"):
+        client.play(3)
+    assert len(timeouts) == 1 and timeouts[0][0] == pytest.approx(0.5)  # the least connect time
+
+
 # --- our own side: an illegal engine move, a failing terminal, a resume after a long break ----
 
 
