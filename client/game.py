@@ -197,7 +197,10 @@ class OnlineGame:
                     self.out("the server's board:\n" + render_grid(reply.state))
                 raise
             state = reply.state if reply.state is not None else mirror.grid()
-            self.records.replied(game_id, ply, took, applied.bot, state, applied.result)
+            remarks = [f"server: {reply.msg}"] if reply.msg else []
+            remarks += [f"note: {applied.note}"] if applied.note else []
+            self.records.replied(game_id, ply, took, applied.bot, state, applied.result,
+                                 "; ".join(remarks) or None)
             from engine.games import PlayedMove  # the engine is loaded: a move was chosen
 
             self.moves.append(PlayedMove.of(ply, column, took, decision))
@@ -207,10 +210,8 @@ class OnlineGame:
             self.out(render_grid(state) + ("" if reply.state is not None
                                            else "\n(the server sent no board: this is our mirror's)"))
             if applied.result != RESULT_RUNNING:
-                if reply.msg:
-                    self.out(f"server: {reply.msg}")
-                if applied.note:
-                    self.out(f"note: {applied.note}")
+                for line in remarks:
+                    self.out(line)
                 return self._outcome(game_id, applied.result, mirror, resumed, applied.note)
 
     def _outcome(

@@ -293,8 +293,11 @@ class Records:
         bot_column: int | None,
         state: Grid,
         result: float,
+        note: str | None = None,
     ) -> None:
-        """The checked reply to our move ``ply``: confirm it, add the bot's move and the board."""
+        """The checked reply to our move ``ply``: confirm it, add the bot's move and the board;
+        a reply that ends the game finishes it, with ``note`` (what the server said of its end,
+        and where our rules score it otherwise)."""
         with self._transaction() as conn:
             conn.execute(
                 "UPDATE moves SET confirmed = 1, seconds = ? WHERE game_id = ? AND ply = ?",
@@ -308,9 +311,9 @@ class Records:
                 )
             if result:
                 conn.execute(
-                    "UPDATE games SET last_state = ?, status = ?, result = ?, finished_at = ?"
-                    " WHERE id = ?",
-                    (_state_json(state), STATUS_FINISHED, result, _now(), game_id),
+                    "UPDATE games SET last_state = ?, status = ?, result = ?, finished_at = ?,"
+                    " note = ? WHERE id = ?",
+                    (_state_json(state), STATUS_FINISHED, result, _now(), note, game_id),
                 )
             else:
                 conn.execute(

@@ -51,6 +51,10 @@ def test_whole_games_against_the_local_server(course_server, engine, tmp_path, f
         assert stats["played"] == len(result.outcomes)
         assert result.streak == stats["streak"]
         assert_record_matches_server(records, server.service)
+        # What the server said of each game's end is kept with it.
+        for outcome in result.outcomes:
+            note = records.game(outcome.game_id).note or ""
+            assert note.startswith("server: ") and ("won" in note or "Draw" in note), note
 
 
 def test_a_game_in_process(engine, tmp_path):
