@@ -26,6 +26,7 @@ from solver.book import (
     save_book,
 )
 from solver.make_book.build import build
+from solver.make_book.cli import DEFAULT_LAYERS_WORK as LAYERS_WORK
 from solver.make_book.cli import SUMMARY_PATH
 from solver.make_book.path import DEFAULT_WORK_PATH, Generator
 from solver.make_book.work import packed, read_records
@@ -226,3 +227,78 @@ def test_a_fresh_clone_unpacks_the_shipped_work_file(tmp_path: Path) -> None:
     records = read_records(work)  # unpacked from work.jsonl.gz
     assert work.exists() and [r.moves for r in records.values()] == ["4455"]
     assert json.loads((tmp_path / "book.json").read_text())["path"]["first_full"] == 4
+
+
+# --- the complete layers of the shipped book ---------------------------------------------------
+
+
+def _outcome_after(book: Book, board: Board, col: int) -> int:
+    """The outcome for the side to move of playing ``col``, from the book's entry of the child."""
+    if board.is_winning_move(col):
+        return 1
+    child = board.play(col)
+    if child.is_full():
+        return 0
+    found = book.lookup(child)
+    assert found is not None, child
+    return -found.outcome
+
+
+def test_shipped_book_has_every_position_of_its_complete_layers(shipped: Book) -> None:
+    """Every position any play reaches with at most ``complete_discs`` discs: all of them up to
+    7 discs, and those of 3,000 random games at the last layer."""
+    summary = json.loads(SUMMARY_PATH.read_text())
+    assert shipped.complete_discs == summary["complete_discs"] >= 8
+    level = {Board().key: Board()}
+    for _ in range(7):
+        following: dict[int, Board] = {}
+        for board in level.values():
+            assert shipped.covers(board) and shipped.lookup(board) is not None, board
+            for col in board.legal_moves():
+                child = board.play_unchecked(col)
+                if not child.is_over():
+                    following.setdefault(child.key, child)
+        level = following
+    rng = random.Random(5)
+    for _ in range(3000):
+        board = Board()
+        while board.moves < shipped.complete_discs and not board.is_over():
+            board = board.play_unchecked(rng.choice(board.legal_moves()))
+        if not board.is_over():
+            assert shipped.lookup(board) is not None, board
+
+
+def test_the_layers_above_the_solved_one_follow_from_their_children(shipped: Book) -> None:
+    """A shallower entry was worked out from its children: its outcome is the best of theirs,
+    and its column reaches it."""
+    rng = random.Random(6)
+    for _ in range(300):
+        board = Board()
+        for _ in range(rng.randint(0, shipped.complete_discs - 1)):
+            board = board.play_unchecked(rng.choice(board.legal_moves()))
+            if board.is_over():
+                break
+        if board.is_over():
+            continue
+        found = shipped.lookup(board)
+        assert found is not None
+        outcomes = {col: _outcome_after(shipped, board, col) for col in board.legal_moves()}
+        assert found.outcome == max(outcomes.values()), board
+        assert outcomes[found.column] == found.outcome, board
+
+
+def test_the_solved_layer_agrees_with_fresh_solves_on_a_sample(shipped: Book) -> None:
+    """Positions of the last complete layer against a fresh solver (the quick ones, by the
+    solve times in the layer's work file): the outcome, and the column keeps it."""
+    records = read_records(LAYERS_WORK)
+    quick = sorted(r.moves for r in records.values() if r.seconds < 0.05)
+    solver = Solver(table_bits=24)
+    for moves in random.Random(7).sample(quick, 8):
+        board = Board.from_moves(moves)
+        found = shipped.lookup(board)
+        assert found is not None and board.moves == shipped.complete_discs
+        solved = solver.solve(board, weak=True)
+        assert solved is not None and solved.score == found.outcome, moves
+        if not board.is_winning_move(found.column) and found.outcome >= 0:
+            child = solver.solve(board.play(found.column), weak=True)
+            assert child is not None and -child.score == found.outcome, moves

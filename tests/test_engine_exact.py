@@ -18,8 +18,11 @@ PONS = Path(__file__).resolve().parent / "data" / "pons"
 
 
 def without_book(engine: Engine) -> Engine:
-    """A strongest-mode engine whose book is left out: its solver decides what it can."""
+    """A strongest-mode engine whose book is left out, and with it the bounds the book gives
+    its solver: the solver decides what it can prove on its own."""
+    assert engine.solver is not None
     engine.book = None
+    engine.solver = Solver(engine.solver.table.bits, clock=engine.clock)
     return engine
 
 

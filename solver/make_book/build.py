@@ -34,7 +34,8 @@ CENTER_FIRST = bits.CENTER_ORDER
 
 def _entry(record: Record) -> BookEntry:
     _, column = record.canonical()
-    return BookEntry(column, record.score, record.exact)
+    # An outcome-only solve of a drawn position knows its exact score: a draw is 0.
+    return BookEntry(column, record.score, record.exact or record.score == 0)
 
 
 def _child_value(board: Board, col: int, known: dict[int, BookEntry]) -> BookEntry | None:
