@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import time
 
-from board import Board, IllegalMove
+from board import Board, IllegalMove, bits
 from engine.decision import Decision, ProvenScore, SearchScore
 from heuristics import heuristic_problems
 from search import SearchResult, TranspositionTable, iterative_deepening
@@ -131,23 +131,29 @@ class Engine:
         return None
 
     def _warm_at_book_edge(self, after: Board, deadline: float) -> int:
-        """At the edge of the book, solve the position after our move until ``deadline``; return
-        the nodes searched.
+        """At the edge of the book, prove what our next move will face until ``deadline``;
+        return the nodes searched.
 
         A book move teaches the solver's table nothing, so the first position past the book
         would be solved from a cold table within one move's share.  When no reply to our move
         leads back into the book, the time the book saved goes into the position the opponent
-        now faces: its proof is most of the proof of our next position.
+        now faces: its proof is most of the proof of our next position.  When the book proves
+        that position itself (it lies in the complete layers), the positions after each reply
+        are proven instead, centre first: one of them is our next position.
         """
         assert self.solver is not None and self.book is not None
         if after.is_over():
             return 0
-        for reply in after.legal_moves():
-            following = after.play_unchecked(reply)
-            if not following.is_over() and self.book.lookup(following) is not None:
-                return 0
+        replies = [after.play_unchecked(col) for col in bits.CENTER_ORDER if after.can_play(col)]
+        replies = [board for board in replies if not board.is_over()]
+        if any(self.book.lookup(board) is not None for board in replies):
+            return 0
         before = self.solver.nodes
-        if self.solver.solve(after, weak=True, deadline=deadline) is not None:
+        if self.book.covers(after):
+            for board in replies:
+                if self.solver.solve(board, weak=True, deadline=deadline) is None:
+                    break
+        elif self.solver.solve(after, weak=True, deadline=deadline) is not None:
             self.solver.solve(after, deadline=deadline)
         return self.solver.nodes - before
 

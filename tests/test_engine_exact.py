@@ -248,3 +248,28 @@ def test_the_solvers_first_slice_fits_the_time_left(monkeypatch: pytest.MonkeyPa
     solver.solve(Board.from_moves("4444442"), weak=True, deadline=solver.clock() + left)
     assert limits, "one slice at least"
     assert limits[0] <= max(1_000, rate * left)  # MIN_SLICE_NODES or the time left
+
+
+def test_past_the_complete_layers_the_solver_warms_up_on_our_next_positions() -> None:
+    """Our book move leaves complete_discs discs: the book proves that position itself, so the
+    positions after each reply (one of them our next) are proven while the book answers."""
+    engine = Engine(settings(mode="strongest"))
+    assert engine.book is not None and engine.solver is not None
+    rng = random.Random(11)
+    while True:
+        board = Board()
+        while board.moves < engine.book.complete_discs - 1 and not board.is_over():
+            board = board.play(rng.choice(board.legal_moves()))
+        found = engine.book.lookup(board)
+        if board.is_over() or found is None or found.outcome < 0:
+            continue
+        after = board.play(found.column)
+        replies = [after.play(r) for r in after.legal_moves() if not after.play(r).is_over()]
+        if replies and all(engine.book.lookup(b) is None for b in replies):
+            break
+    decision = engine.choose(board, within(engine, 4.0))
+    assert decision.source == "book" and decision.nodes > 0
+    for following in replies:  # each proven in the book's time: the table answers at once
+        nodes = engine.solver.nodes
+        assert engine.solver.solve(following, weak=True) is not None
+        assert engine.solver.nodes - nodes < 200, following
