@@ -41,8 +41,12 @@ def describe(decision: Decision, moves: int) -> list[str]:
     else:
         word = outcome(score.value)
         result = "a draw" if word == "draw" else f"a {word} for the side to move"
-        exact = (f"exact score {score.value} (Pons' scale), {plural(decision.depth, 'disc')} to the end"
-                 if score.exact else "outcome proven, exact score not in time")
+        if score.exact:
+            exact = f"exact score {score.value} (Pons' scale), {plural(decision.depth, 'disc')} to the end"
+        elif decision.source == "book":
+            exact = "the book holds the outcome only"
+        else:
+            exact = "outcome proven, exact score not in time"
         lines.append(f"proven by the {decision.source}: {result}; {exact}")
         lines.append(f"nodes: {decision.nodes}  seconds: {decision.seconds:.3f}")
     return lines

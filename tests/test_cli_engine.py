@@ -53,9 +53,14 @@ def test_move_says_how_many_discs_a_proven_result_takes(capsys: pytest.CaptureFi
     code, out, _ = run(capsys, "move", "445566", "--mode", "strongest", "--time", "2")
     assert code == 0
     assert "exact score 18 (Pons' scale), 1 disc to the end" in out
-    code, out, _ = run(capsys, "move", "4455", "--mode", "strongest", "--time", "2")
+    # Past the book (14 discs): the solver proves a win with our second disc from now.
+    code, out, _ = run(capsys, "move", "36762377233722", "--mode", "strongest", "--time", "2")
     assert code == 0
     assert "3 discs to the end" in out
+    # In the book's complete layers a win may be known as a win only, and is said so.
+    code, out, _ = run(capsys, "move", "4455", "--mode", "strongest", "--time", "2")
+    assert code == 0
+    assert "proven by the book: a win for the side to move; the book holds the outcome only" in out
 
 
 def test_evaluate_json_matches_the_heuristic(capsys: pytest.CaptureFixture[str]) -> None:
