@@ -82,6 +82,9 @@ class TimedServer:
     def stats(self) -> Stats:
         return self.inner.stats()
 
+    def replied_ago(self, seconds: float) -> None:
+        self.inner.replied_ago(seconds)
+
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])

@@ -53,6 +53,7 @@ def test_whole_games_against_the_local_server(course_server, engine, tmp_path, f
         assert_record_matches_server(records, server.service)
         # What the server said of each game's end is kept with it.
         for outcome in result.outcomes:
+            assert outcome.game_id is not None
             note = records.game(outcome.game_id).note or ""
             assert note.startswith("server: ") and ("won" in note or "Draw" in note), note
 
