@@ -258,14 +258,10 @@ def config_problems(settings: Settings) -> list[str]:
     ranges: the heuristic's name, the tables' sizes, the local server's variant and switches
     (``settings`` imports none of them, so their rules come together here), each line naming
     its key."""
-    from heuristics import heuristic_problems
+    from engine.engine import settings_problems
     from localserver.variants import variant_problems
-    from search.table import table_bits_problems
-    from solver.table import table_bits_problems as solver_table_bits_problems
 
-    return [*heuristic_problems(settings.agent.heuristic),
-            *table_bits_problems(settings.agent.table_bits),
-            *solver_table_bits_problems(settings.solver.table_bits),
+    return [*settings_problems(settings.agent, settings.solver),
             *variant_problems(settings.local_server)]
 
 

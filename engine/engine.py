@@ -44,6 +44,16 @@ def _from_search(result: SearchResult, seconds: float, mode: str) -> Decision:
                     result.nodes, seconds, result.pv, "search", mode)
 
 
+def settings_problems(agent: AgentSettings, solver: SolverSettings, *,
+                      solving: bool = True) -> list[str]:
+    """What the engine finds wrong in its settings, each naming its key: the heuristic's name,
+    the search table's size and, when it will solve (``solving``), the solver table's."""
+    problems = [*heuristic_problems(agent.heuristic), *table_bits_problems(agent.table_bits)]
+    if solving:
+        problems += solver_table_bits_problems(solver.table_bits)
+    return problems
+
+
 class Engine:
     """Our player.  One engine per game (or per worker): it keeps its tables between moves.
 
@@ -65,10 +75,8 @@ class Engine:
         self.clock = clock
         self.mode = self.settings.mode
         # The rules agent.py checks the config file by, again for settings from flags or code.
-        problems = [*heuristic_problems(self.settings.heuristic),
-                    *table_bits_problems(self.settings.table_bits)]
-        if self.mode == "strongest":
-            problems += solver_table_bits_problems(self.solver_settings.table_bits)
+        problems = settings_problems(self.settings, self.solver_settings,
+                                     solving=self.mode == "strongest")
         if problems:
             raise ConfigError("; ".join(problems))
         self.table = TranspositionTable(bits=self.settings.table_bits)
@@ -117,8 +125,8 @@ class Engine:
             found = self.book.lookup(board)
             # A loss known only as a loss has no column worth more than another: the solver
             # (the slowest loss) or the search (the hardest problems for the opponent) picks.
-            lost_unscored = found is not None and not found.exact and found.score < 0
-            if found is not None and board.can_play(found.column) and not lost_unscored:
+            if (found is not None and board.can_play(found.column)
+                    and (found.exact or found.outcome >= 0)):
                 col = found.column
                 nodes = 0
                 if self.solver is not None:
