@@ -220,8 +220,20 @@ class HttpCourseServer(CourseServerBase):
         What is quoted from the reply (a 422 echoes the offending fields) is masked, then cut.
         """
         code = response.status_code
-        text = body.decode("utf-8", "replace").strip()
-        excerpt = quote(text, self.secrets)
+        if code == 200:
+            try:
+                return json.loads(body)
+            except RecursionError:
+                raise MalformedReply(f"the reply from {url} is JSON nested too deeply to be a"
+                                     " course server's reply") from None
+            except ValueError as exc:  # not JSON, or not text
+                # Quoted as a literal by ``quote`` itself, so that the cut holds after the
+                # escapes (a repr of the cut excerpt could be four times as long).
+                text = body.decode("utf-8", "replace").strip()
+                raise MalformedReply(f"the reply from {url} is not JSON:"
+                                     f" {quote(text, self.secrets, literal=True)}") from exc
+        # Not a reply to play on: its body is decoded and quoted only here, off the move's path.
+        excerpt = quote(body.decode("utf-8", "replace").strip(), self.secrets)
         if 300 <= code < 400:
             target = quote(response.headers.get("Location", "?"), self.secrets)
             raise RequestRejected(
@@ -240,18 +252,7 @@ class HttpCourseServer(CourseServerBase):
         if code >= 500:
             raise ServerFailed(f"the server failed on the request to {url}: HTTP {code}: {excerpt}",
                                code)
-        if code != 200:
-            raise MalformedReply(f"unexpected HTTP {code} from {url}: {excerpt}")
-        try:
-            return json.loads(body)
-        except RecursionError:
-            raise MalformedReply(f"the reply from {url} is JSON nested too deeply to be a course"
-                                 " server's reply") from None
-        except ValueError as exc:  # not JSON, or not text
-            # Quoted as a literal by ``quote`` itself, so that the cut holds after the
-            # escapes (a repr of the cut excerpt could be four times as long).
-            raise MalformedReply(f"the reply from {url} is not JSON:"
-                                 f" {quote(text, self.secrets, literal=True)}") from exc
+        raise MalformedReply(f"unexpected HTTP {code} from {url}: {excerpt}")
 
 
 class _NeverArrived(Exception):
