@@ -29,7 +29,6 @@ from arena.tournament import TournamentGame, make_plan, run_tournament
 from board import Board
 from engine.players import parse_spec
 from settings import AgentSettings, SolverSettings, revised
-from solver import Solver
 from solver.book import Book, load_book
 from solver.make_book.executors import worker_solver
 from timecontrol import Limit
@@ -137,18 +136,6 @@ def book_outcome(board: Board, col: int, book: Book) -> int | None:
     return None if entry is None else -entry.outcome
 
 
-def _outcome_of(board: Board, col: int, referee: Solver, deadline: float) -> int | None:
-    """The outcome for the side to move of playing ``col`` (1, 0, -1) as ``referee`` proves
-    it by ``deadline``, or None if unproven."""
-    if board.is_winning_move(col):
-        return 1
-    child = board.play_unchecked(col)
-    if child.is_full():
-        return 0
-    solution = referee.solve(child, weak=True, deadline=deadline)
-    return None if solution is None else -solution.score
-
-
 def judge(moves: str, column: int, ply: int, seconds: float, table_bits: int,
           book: Book | None = None) -> Check:
     """Whether ``column`` keeps the outcome after ``moves``: each legal move's outcome from
@@ -171,7 +158,7 @@ def judge(moves: str, column: int, ply: int, seconds: float, table_bits: int,
         # otherwise spend its time compiling.
         deadline = time.perf_counter() + seconds
         for col in left:
-            outcome = _outcome_of(board, col, referee, deadline)
+            outcome = referee.column_score(board, col, deadline, weak=True)
             if outcome is None:
                 return Check(ply, None, None, booked)
             outcomes[col] = outcome
