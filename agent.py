@@ -314,8 +314,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         # The reader went away (``agent.py solve | head``): end quietly, as Unix tools do.
         # (``online`` never gets here: it plays the running game out, ``SurvivingOutput``.)
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        from terminal import stdout_to_devnull
+
+        stdout_to_devnull()
         return 0
 
 

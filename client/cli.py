@@ -8,8 +8,6 @@ functions read the settings and build the real parts.
 from __future__ import annotations
 
 import argparse
-import io
-import os
 import random
 import sys
 from collections.abc import Callable, Sequence
@@ -37,6 +35,7 @@ from settings import (
     mask_secret,
     require_credentials,
 )
+from terminal import stdout_to_devnull
 
 EXIT_LOST = 1  # the run stopped at a lost game
 EXIT_STREAK_STALLED = 3  # --until-streak cannot be reached: the server's streak does not grow
@@ -265,16 +264,6 @@ def _credentials(settings: Settings, config: str | None) -> None:
         raise ConfigError(f"{_config_name(config)}: server.stil_ids[{index}] ({shown}): {what}")
 
 
-def _stdout_to_devnull() -> None:
-    """Point stdout at ``os.devnull``: what ``print`` still holds for the closed pipe, and
-    whatever follows, goes nowhere instead of raising ``BrokenPipeError`` again (at exit too)."""
-    devnull = open(os.devnull, "w")  # noqa: SIM115 - it stays open as stdout until the exit
-    try:
-        os.dup2(devnull.fileno(), sys.stdout.fileno())
-    except (OSError, ValueError, io.UnsupportedOperation):
-        sys.stdout = devnull  # not a real file (a test's capture): replace the object instead
-
-
 def online_command(args: argparse.Namespace, started: float) -> int:
     settings = load_settings(args.config)
     _credentials(settings, args.config)
@@ -286,7 +275,7 @@ def online_command(args: argparse.Namespace, started: float) -> int:
     server = HttpCourseServer(settings.server, url=args.server)
     agent = with_mode(settings.agent, args.mode)
     budget = move_budget(agent, args.time)  # the one budget of the run: OnlineGame's Limit
-    out = SurvivingOutput(print, on_lost=_stdout_to_devnull)
+    out = SurvivingOutput(print, on_lost=stdout_to_devnull)
     out(f"server {server.name}  ids {masked_ids(settings.server.stil_ids)}"
         f"  {agent.mode} mode, {budget:g} s per move")
     engine = Engine(agent, solver=settings.solver)

@@ -9,6 +9,8 @@ least once a minute, so logs stay readable.
 
 from __future__ import annotations
 
+import io
+import os
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -26,6 +28,17 @@ from rich.progress import (
 )
 
 Advance = Callable[[int], None]
+
+
+def stdout_to_devnull() -> None:
+    """Point stdout at ``os.devnull`` once its reader has gone (``agent.py solve | head``): what
+    ``print`` still holds for the closed pipe, and whatever follows, goes nowhere instead of
+    raising ``BrokenPipeError`` again (at exit too)."""
+    devnull = open(os.devnull, "w")  # noqa: SIM115 - it stays open as stdout until the exit
+    try:
+        os.dup2(devnull.fileno(), sys.stdout.fileno())
+    except (OSError, ValueError, io.UnsupportedOperation):
+        sys.stdout = devnull  # not a real file (a test's capture): replace the object instead
 
 
 def console(stream: TextIO | None = None, *, colour: bool | None = None) -> Console:
