@@ -102,11 +102,9 @@ def main() -> int:
     agent = settings.agent
     if args.mode is not None:
         agent = revised(agent, {"mode": args.mode})
-    # The online command's budget: the configured time capped below the server's limit
-    # (move_budget also checks the margin); --time replaces the configured time, capped alike.
-    budget = move_budget(agent)
-    if args.time is not None:
-        budget = min(args.time, SERVER_MOVE_LIMIT - agent.safety_margin)
+    # The online command's budget, as `online --time` makes it: --time or the configured
+    # time, capped below the server's limit (move_budget also checks the margin).
+    budget = move_budget(agent, args.time)
     engine = Engine(agent, solver=settings.solver)
     engine.warm_up()
     with tempfile.TemporaryDirectory() as folder, LocalCourseServer(
