@@ -107,15 +107,17 @@ FIXED_DEPTH_CODE = """
 import json, sys, time
 from board import Board
 from search import TranspositionTable
+from heuristics import heuristic_weights
 from search.negamax import INF, negamax, new_scratch
 from timecontrol.counters import new_counters
 positions, depth = json.loads(sys.argv[1]), int(sys.argv[2])
 table, scratch = TranspositionTable(20), new_scratch()
+NO_WEIGHTS = heuristic_weights("windows5000")
 
 def run(moves, depth):
     b = Board.from_moves(moves)
     counters = new_counters(1 << 62)
-    negamax(b.position, b.mask, b.moves, depth, -INF, INF, 0, True, table.keys, table.data,
+    negamax(b.position, b.mask, b.moves, depth, -INF, INF, 0, NO_WEIGHTS, True, table.keys, table.data,
             scratch, counters)
     return int(counters[0])
 

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Protocol, TypeVar
 
 from board import Board, IllegalMove
-from heuristics import DEFAULT_HEURISTIC, heuristic_id
+from heuristics import DEFAULT_HEURISTIC, heuristic_id, heuristic_weights
 from search.negamax import INF, WIN, negamax, new_scratch
 from search.table import TranspositionTable
 from timecontrol.counters import new_counters
@@ -37,6 +37,7 @@ def move_values(board: Board, depth: int, heuristic: str = DEFAULT_HEURISTIC) ->
     if depth < 1:
         raise ValueError(f"bot depth must be at least 1, not {depth}")
     hid = heuristic_id(heuristic)
+    weights = heuristic_weights(heuristic)
     table = TranspositionTable(bits=12)
     scratch = new_scratch()
     values = {}
@@ -51,7 +52,7 @@ def move_values(board: Board, depth: int, heuristic: str = DEFAULT_HEURISTIC) ->
         counters = new_counters()
         values[col] = -int(
             negamax(
-                child.position, child.mask, child.moves, depth - 1, -INF, INF, hid, False,
+                child.position, child.mask, child.moves, depth - 1, -INF, INF, hid, weights, False,
                 table.keys, table.data, scratch, counters,
             )
         )

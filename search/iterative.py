@@ -20,7 +20,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from board import Board, IllegalMove, bits
-from heuristics import DEFAULT_HEURISTIC, heuristic_id
+from heuristics import DEFAULT_HEURISTIC, heuristic_id, heuristic_weights
 from search.negamax import BEST_SLOT, INF, is_proven, negamax, new_scratch
 from search.table import TranspositionTable
 from timecontrol import Clock, SliceSizer
@@ -85,6 +85,7 @@ def iterative_deepening(
     if board.is_over():
         raise IllegalMove("the game is over: there is no move to search")
     hid = heuristic_id(heuristic)
+    weights = heuristic_weights(heuristic)
     if table is None:
         table = TranspositionTable(bits=18)
     table.claim((hid, tactics))
@@ -100,7 +101,7 @@ def iterative_deepening(
             before = clock()
             counters = new_counters(UNLIMITED if must_finish else slices.next(deadline - before))
             score = negamax(
-                board.position, board.mask, board.moves, depth, -INF, INF, hid, tactics,
+                board.position, board.mask, board.moves, depth, -INF, INF, hid, weights, tactics,
                 table.keys, table.data, scratch, counters,
             )
             now = clock()

@@ -78,6 +78,7 @@ def negamax(
     alpha: int,
     beta: int,
     hid: int,
+    weights: np.ndarray,
     tactics: bool,
     tt_keys: np.ndarray,
     tt_data: np.ndarray,
@@ -94,14 +95,14 @@ def negamax(
     - otherwise ``v == m``.
 
     With ``tactics`` off, ``m`` is plain depth-limited minimax with heuristic ``hid`` at the
-    leaves (a winning move is always taken, as it is the best possible score).  With
-    ``tactics`` on, forced moves are also pruned at every node, leaves included: a move that
-    lets the opponent win at once is never played unless nothing else is left, a single
-    opponent threat must be blocked, and two are a loss.  Those prunings are exact for the
-    game's outcome, so a win or loss score is then a proof.  And a node left with a single
-    move (a forced move) does not count as a ply: ``depth`` counts choices, so forced lines
-    are followed past the horizon (a forced-move extension; ``tests/reference.py`` has this
-    ``m`` written plainly as ``minimax_with_tactics``).
+    leaves (given its ``weights``, ``heuristics.heuristic_weights``; a winning move is always
+    taken, as it is the best possible score). With ``tactics`` on, forced moves are also pruned
+    at every node, leaves included: a move that lets the opponent win at once is never played
+    unless nothing else is left, a single opponent threat must be blocked, and two are a loss.
+    Those prunings are exact for the game's outcome, so a win or loss score is then a proof. And
+    a node left with a single move (a forced move) does not count as a ply: ``depth`` counts
+    choices, so forced lines are followed past the horizon (a forced-move extension;
+    ``tests/reference.py`` has this ``m`` written plainly as ``minimax_with_tactics``).
 
     The position must not be over.  ``scratch[moves, BEST_SLOT]`` receives the best move.
     """
@@ -111,7 +112,7 @@ def negamax(
         return 0
     best_slot = scratch[moves]
     if depth == 0 and not tactics:
-        return evaluate_id(hid, pos, mask, moves)
+        return evaluate_id(hid, pos, mask, moves, weights)
 
     key = pos + mask
     index = key % tt_keys.size
@@ -130,7 +131,7 @@ def negamax(
         if possible & (possible - 1) == 0:
             depth += 1  # a forced move does not count as a ply: it is searched past the horizon
         if depth == 0:
-            return evaluate_id(hid, pos, mask, moves)
+            return evaluate_id(hid, pos, mask, moves, weights)
     tt_col = -1
     if tt_keys[index] == key:
         data = tt_data[index]
@@ -165,6 +166,7 @@ def negamax(
                 -beta,
                 -max(alpha, best),
                 hid,
+                weights,
                 tactics,
                 tt_keys,
                 tt_data,

@@ -15,7 +15,7 @@ LAYERS: list[set[str]] = [
     {"board"},
     {"heuristics", "timecontrol"},
     {"search", "solver"},
-    {"engine"},
+    {"engine", "training"},
     {"course"},
     {"client", "localserver", "arena"},
     {"reporting"},

@@ -13,7 +13,7 @@ import pytest
 
 from board import Board, bits
 from board.tactics import non_losing_moves
-from heuristics import heuristic_id
+from heuristics import heuristic_id, heuristic_weights
 from search import WIN, SearchResult, TranspositionTable, deepest, is_win_score, iterative_deepening
 from search import iterative as iterative_module
 from search.bot import bot_move, move_values
@@ -41,7 +41,8 @@ def fixed_depth_value(board: Board, depth: int, tactics: bool, table_bits: int =
     return int(
         negamax(
             board.position, board.mask, board.moves, depth, -INF, INF, heuristic_id("windows5000"),
-            tactics, table.keys, table.data, new_scratch(), new_counters(1 << 62),
+            heuristic_weights("windows5000"), tactics, table.keys, table.data, new_scratch(),
+            new_counters(1 << 62),
         )
     )
 

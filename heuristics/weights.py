@@ -1,0 +1,75 @@
+"""The fitted heuristics' weights files (``heuristics/data/<name>.json``): written by
+``heuristics.train``, read once per process, checked against the checksum they carry.
+
+A file holds the heuristic's name, its weights (one row per side to move, see
+``heuristics.fitted``), the SHA-256 of those weights written canonically, and how they were
+fitted (seed, data, epochs, held-out figures) so that a report can cite them.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from heuristics.fitted import LEARNED_FEATURES, TUNED_FEATURES
+
+DATA_DIR = Path(__file__).resolve().parent / "data"
+WIDTHS = {"windows_tuned": TUNED_FEATURES, "learned": LEARNED_FEATURES}
+
+
+class WeightsError(ValueError):
+    """A weights file that is missing, damaged or of the wrong shape."""
+
+
+def weights_path(name: str) -> Path:
+    return DATA_DIR / f"{name}.json"
+
+
+def checksum(weights: list[list[float]]) -> str:
+    """The SHA-256 of ``weights`` written canonically (compact JSON)."""
+    return hashlib.sha256(json.dumps(weights, separators=(",", ":")).encode()).hexdigest()
+
+
+def save_weights(name: str, weights: np.ndarray, fit: dict[str, Any],
+                 path: Path | None = None) -> Path:
+    """Write ``weights`` (rows x ``WIDTHS[name]``) with their checksum and ``fit``."""
+    rows = [[float(x) for x in row] for row in np.asarray(weights, dtype=np.float64)]
+    target = path or weights_path(name)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    document = {"heuristic": name, "weights": rows, "sha256": checksum(rows), "fit": fit}
+    target.write_text(json.dumps(document, indent=1) + "\n")
+    return target
+
+
+def read_weights(name: str, path: Path | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+    """The weights of heuristic ``name`` and how they were fitted; ``WeightsError`` naming the
+    file and what is wrong with it."""
+    source = path or weights_path(name)
+    try:
+        document = json.loads(source.read_text())
+        rows = document["weights"]
+        stored = document["sha256"]
+    except FileNotFoundError:
+        raise WeightsError(f"{source}: the weights of {name!r} are missing "
+                           f"(python -m heuristics.train {name} writes them)") from None
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise WeightsError(f"{source}: not a weights file ({error})") from None
+    if checksum(rows) != stored:
+        raise WeightsError(f"{source}: the weights do not match their checksum (damaged?)")
+    weights = np.array(rows, dtype=np.float64)
+    if weights.ndim != 2 or weights.shape[1] != WIDTHS[name] or weights.shape[0] not in (1, 2):
+        raise WeightsError(f"{source}: {name!r} needs 1 or 2 rows of {WIDTHS[name]} weights, "
+                           f"the file has shape {weights.shape}")
+    return weights, dict(document.get("fit", {}))
+
+
+@functools.cache
+def load_weights(name: str) -> np.ndarray:
+    """The shipped weights of heuristic ``name``, read once.  (Writable like every array the
+    compiled search is given: a read-only one would be a second compiled signature.)"""
+    return read_weights(name)[0]

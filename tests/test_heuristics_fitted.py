@@ -1,0 +1,166 @@
+"""The fitted heuristics: their features against a plain count, their weights files, the fit and
+the labelled data it reads."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from board import Board, bits
+from heuristics import evaluate, heuristic_problems, heuristic_weights
+from heuristics.fitted import SCALE, learned_features, tuned_features
+from heuristics.train import fit
+from heuristics.train import main as train_main
+from heuristics.weights import WeightsError, read_weights, save_weights
+from heuristics.windows import window_masks
+from tests.helpers import random_position
+from training.label import label, read_labels
+
+
+def _bit(col: int, row: int) -> int:
+    return 1 << (bits.H1 * col + row)
+
+
+def plain_features(board: Board) -> tuple[list[int], list[int]]:
+    """``(tuned, learned)`` features counted cell by cell and window by window."""
+    own, mask = board.position, board.mask
+    opp = own ^ mask
+    cells = [(c, r) for c in range(bits.WIDTH) for r in range(bits.HEIGHT)]
+
+    def threats(x: int) -> set[tuple[int, int]]:
+        return {(c, r) for c, r in cells
+                if not mask & _bit(c, r) and bits.has_four.py_func(x | _bit(c, r))}
+
+    def playable(c: int, r: int) -> bool:
+        return r == 0 or bool(mask & _bit(c, r - 1))
+
+    windows = {"own3": 0, "own2": 0, "opp3": 0, "opp2": 0}
+    for window in window_masks():
+        mine, theirs = bin(own & int(window)).count("1"), bin(opp & int(window)).count("1")
+        for name, count, other in (("own", mine, theirs), ("opp", theirs, mine)):
+            if other == 0 and count in (2, 3):
+                windows[f"{name}{count}"] += 1
+    win_counts = [windows["own3"], windows["own2"], windows["opp3"], windows["opp2"]]
+
+    def column_discs(x: int, distance: int) -> int:
+        return sum(1 for c, r in cells if abs(c - 3) == distance and x & _bit(c, r))
+
+    tuned = [*win_counts, column_discs(own, 0), column_discs(opp, 0), 1]
+    ours, theirs = threats(own), threats(opp)
+    learned = [sum(1 for _, r in ours if r == row) for row in range(6)]
+    learned += [sum(1 for _, r in theirs if r == row) for row in range(6)]
+    learned += [sum(playable(c, r) for c, r in ours), sum(playable(c, r) for c, r in theirs)]
+    learned += [sum((c, r + 1) in ours for c, r in ours),
+                sum((c, r + 1) in theirs for c, r in theirs)]
+    learned += win_counts
+    learned += [column_discs(own, d) for d in range(4)] + [column_discs(opp, d) for d in range(4)]
+    every = ours | theirs
+    lowest = {(c, r) for c, r in every if not any(c == c2 and r2 < r for c2, r2 in every)}
+    for side in (ours, theirs):
+        learned += [sum(1 for c, r in side & lowest if r % 2 == 0),  # rows 1, 3, 5
+                    sum(1 for c, r in side & lowest if r % 2 == 1)]
+    return tuned, [*learned, 1]
+
+
+def test_the_compiled_features_are_the_plain_counts() -> None:
+    rng = random.Random(12)
+    for _ in range(150):
+        board, _ = random_position(rng, 0, 40)
+        tuned, learned = plain_features(board)
+        assert list(tuned_features(board.position, board.mask)) == tuned, board.moves
+        assert list(learned_features(board.position, board.mask)) == learned, board.moves
+
+
+@pytest.mark.parametrize("name", ["windows_tuned", "learned"])
+def test_a_fitted_score_is_the_scaled_dot_product_of_its_row(name: str) -> None:
+    weights = heuristic_weights(name)
+    rng = random.Random(3)
+    for _ in range(50):
+        board, _ = random_position(rng, 2, 30)
+        tuned, learned = plain_features(board)
+        features = learned if name == "learned" else tuned
+        row = weights[board.moves % weights.shape[0]]
+        assert evaluate(board, name) == round(SCALE * float(np.dot(row, features)))
+
+
+@pytest.mark.parametrize("name", ["windows_tuned", "learned"])
+def test_the_fitted_evaluations_see_a_mirrored_board_alike(name: str) -> None:
+    rng = random.Random(8)
+    for _ in range(50):
+        board, played = random_position(rng, 2, 30)
+        mirrored = Board.from_moves([6 - c for c in played], one_based=False)
+        assert evaluate(board, name) == evaluate(mirrored, name)
+
+
+def test_the_shipped_weights_say_how_they_were_fitted() -> None:
+    for name in ("windows_tuned", "learned"):
+        _, fit_record = read_weights(name)
+        assert fit_record["positions"] >= 1000
+        # the fitted weights name the winner more often than the course's heuristic does
+        assert fit_record["holdout_sign_accuracy"] > fit_record["holdout_sign_accuracy_windows5000"]
+
+
+def test_a_damaged_weights_file_is_refused_naming_it(tmp_path: Path) -> None:
+    path = save_weights("learned", heuristic_weights("learned"), {}, tmp_path / "w.json")
+    document = json.loads(path.read_text())
+    document["weights"][0][3] += 0.5
+    path.write_text(json.dumps(document))
+    with pytest.raises(WeightsError, match="checksum") as caught:
+        read_weights("learned", path)
+    assert str(path) in str(caught.value)
+
+    document = json.loads(path.read_text())
+    document["weights"] = [row[:5] for row in document["weights"]]
+    document["sha256"] = __import__("heuristics.weights").weights.checksum(document["weights"])
+    path.write_text(json.dumps(document))
+    with pytest.raises(WeightsError, match="shape"):
+        read_weights("learned", path)
+    with pytest.raises(WeightsError, match="missing"):
+        read_weights("learned", tmp_path / "none.json")
+
+
+def test_an_unknown_heuristic_is_a_config_problem_naming_the_known_ones() -> None:
+    assert heuristic_problems("learned") == []
+    (problem,) = heuristic_problems("lerned")
+    assert "learned" in problem and "windows5000" in problem
+
+
+def test_the_fit_recovers_the_weights_that_made_the_data() -> None:
+    rng = np.random.default_rng(5)
+    x = np.column_stack([rng.integers(0, 5, size=(40_000, 3)), np.ones(40_000)]).astype(float)
+    true = np.array([0.8, -0.5, 0.3, -0.4])
+    y = (rng.random(40_000) < 1 / (1 + np.exp(-x @ true))).astype(float)
+    assert np.allclose(fit(x, y, epochs=20), true, atol=0.06)
+
+
+def test_labelling_resumes_where_it_stopped_and_trains(tmp_path: Path, capsys:
+                                                       pytest.CaptureFixture[str]) -> None:
+    whole, parts = tmp_path / "whole.jsonl", tmp_path / "parts.jsonl"
+    label(12, 4, whole, seconds=5.0)
+    label(5, 4, parts, seconds=5.0)
+    label(12, 4, parts, seconds=5.0)
+    assert whole.read_text() == parts.read_text()
+    rows, last = read_labels(whole)
+    assert last == 11 and len(rows) >= 12
+    from solver import Solver
+    solver = Solver()
+    for row in rows[:6]:  # the labels are the solver's outcomes, from the side to move
+        solution = solver.solve(Board.from_moves(row.moves), weak=True)
+        assert solution is not None and solution.score == row.outcome
+
+    # a torn last line (a run killed while writing) is skipped, and the next game follows
+    with parts.open("a") as f:
+        f.write('{"game": 12, "mov')
+    assert read_labels(parts) == (rows, 11)
+    label(13, 4, parts, seconds=5.0)
+    more, last = read_labels(parts)
+    assert last == 12 and more[:len(rows)] == rows and '"mov\n' not in parts.read_text()
+
+    # too few positions for a fit: a clear error, nothing written
+    out = tmp_path / "learned.json"
+    assert train_main(["learned", "--labels", str(whole), "--out", str(out)]) == 2
+    assert "at least 100" in capsys.readouterr().err and not out.exists()
