@@ -24,7 +24,7 @@ from client.records import ONLINE, Records, masked_ids
 from course.errors import ClientError, ResumeUnsafe, StatsUnavailable
 from course.ids import stil_ids_problem
 from course.protocol import RESULT_NAMES, CourseServer, Stats
-from engine.cli import with_mode
+from engine.cli import opponent_model, with_mode
 from engine.players import Player, parse_player
 from settings import (
     DEFAULT_CONFIG_PATH,
@@ -274,11 +274,13 @@ def online_command(args: argparse.Namespace, started: float) -> int:
 
     server = HttpCourseServer(settings.server, url=args.server)
     agent = with_mode(settings.agent, args.mode)
+    model = opponent_model(agent, getattr(args, "opponent_model", None))
     budget = move_budget(agent, args.time)  # the one budget of the run: OnlineGame's Limit
     out = SurvivingOutput(print, on_lost=stdout_to_devnull)
     out(f"server {server.name}  ids {masked_ids(settings.server.stil_ids)}"
-        f"  {agent.mode} mode, {budget:g} s per move")
-    engine = Engine(agent, solver=settings.solver)
+        f"  {agent.mode} mode, {budget:g} s per move"
+        + ("  (expectimax: the bot taken for a random mover)" if model == "random" else ""))
+    engine = Engine(agent, solver=settings.solver, opponent_model=model)
     engine.warm_up()  # compile before the first game starts, not during its first move
     with closing(server), Records(records_path(settings, args.config)) as records:
         run = run_online(
@@ -365,6 +367,7 @@ def run_local(
 def local_command(args: argparse.Namespace, started: float) -> int:
     settings = load_settings(args.config)
     agent = with_mode(settings.agent, args.mode)
+    model = opponent_model(agent, getattr(args, "opponent_model", None))
     seconds = agent.seconds_per_move if args.time is None else args.time
     rng = random.Random()
     # An ``ours`` opponent given without a time plays the configured one (--time is ours).
@@ -372,8 +375,11 @@ def local_command(args: argparse.Namespace, started: float) -> int:
                             agent=settings.agent, solver=settings.solver)
     from engine import Engine
 
-    engine = Engine(agent, solver=settings.solver)
+    engine = Engine(agent, solver=settings.solver, opponent_model=model)
     engine.warm_up()
+    if model == "random":
+        print(f"opponent model: random (expectimax, the best expected result against a uniformly"
+              f" random mover){'' if opponent.name == 'random' else f'; {opponent.name} is not one'}")
     with Records(records_path(settings, args.config)) as records:
         run_local(engine, opponent, first=args.first, games=args.games, seconds=seconds,
                   records=records, rng=rng)

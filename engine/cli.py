@@ -26,6 +26,18 @@ def with_mode(agent: AgentSettings, mode: str | None) -> AgentSettings:
     return agent if mode is None else revised(agent, {"mode": mode}, names={"mode": "--mode"})
 
 
+def opponent_model(agent: AgentSettings, model: str | None) -> str:
+    """The engine's opponent model from ``--opponent-model`` (None: ``minimax``), refused as
+    ``--depth`` is when it does not suit the mode."""
+    if model is None or model == "minimax":
+        return "minimax"
+    if agent.mode != "course":
+        raise UsageError(f"--opponent-model {model} (expectimax) is for course mode (the heuristic"
+                         " search alone); strongest mode plays the book and the solver, which"
+                         " assume a best-replying opponent: add --mode course")
+    return model
+
+
 def describe(decision: Decision, moves: int) -> list[str]:
     """The figures of a decision as lines of text, in the words of the stage that made it."""
     lines = [f"move: column {decision.column} (0-based, as the server counts)",
@@ -62,9 +74,10 @@ def move_command(args: argparse.Namespace, started: float) -> int:
     if args.depth is not None and settings.mode != "course":
         raise UsageError("--depth is for course mode (the heuristic search alone); strongest mode"
                          " plays the book and the solver first: add --mode course")
+    model = opponent_model(settings, getattr(args, "opponent_model", None))
     seconds = settings.seconds_per_move if args.time is None else args.time
     board = _position(args.moves, playable=True)
-    engine = Engine(settings, solver=loaded.solver)
+    engine = Engine(settings, solver=loaded.solver, opponent_model=model)
     engine.warm_up()
     # The time counts from the command's start: loading and warming up are part of it.
     decision = engine.choose(board, Limit(started + seconds, depth=args.depth))
@@ -79,11 +92,15 @@ def move_command(args: argparse.Namespace, started: float) -> int:
             "source": decision.source,
             "mode": decision.mode,
             "proven": decision.proven,
+            **({"opponent_model": model} if model != "minimax" else {}),
         }))
         return 0
     print(board)
     print()
     print("\n".join(describe(decision, board.moves)))
+    if model == "random":
+        print("opponent model: random (expectimax: the score is the expected value against a"
+              " uniformly random mover)")
     return 0
 
 

@@ -14,6 +14,10 @@ below runs: the iterative-deepening alpha-beta search with the configured heuris
    the win or the draw;
 3. ``search``: iterative-deepening alpha-beta with the configured heuristic, with the time left.
 
+With ``opponent_model="random"`` (course mode only) the search is expectimax instead of
+alpha-beta (``search.expectimax``): it maximises the expected result against an opponent that
+plays a uniformly random legal column, with the same heuristic at its leaves.
+
 A ``Limit`` with a ``depth`` asks for the heuristic search alone, cut at that depth.  Every
 stage works to the limit's deadline on the engine's clock, so ``choose`` does not overrun it by
 more than a fraction of one search or solver slice (a slice is sized to take at most half the
@@ -29,9 +33,15 @@ from board import Board, IllegalMove, bits
 from engine.decision import Decision, ProvenScore, SearchScore
 from heuristics import heuristic_problems
 from search import SearchResult, TranspositionTable, iterative_deepening
+from search.expectimax import (
+    DEFAULT_OPPONENT_MODEL,
+    OPPONENT_MODELS,
+    ExpectimaxTable,
+    expectimax_deepening,
+)
 from search.iterative import deepest
 from search.table import table_bits_problems
-from settings import AgentSettings, ConfigError, SolverSettings
+from settings import AgentSettings, ConfigError, SolverSettings, UsageError
 from solver import Move, Solver, discs_to_end
 from solver.book import Book, load_book
 from solver.solver import WARM_UP_POSITION
@@ -42,6 +52,21 @@ from timecontrol import Clock, Limit
 def _from_search(result: SearchResult, seconds: float, mode: str) -> Decision:
     return Decision(result.column, SearchScore(result.score, result.proven), result.depth,
                     result.nodes, seconds, result.pv, "search", mode)
+
+
+def opponent_model_problem(mode: str, opponent_model: str) -> str | None:
+    """What is wrong with playing ``opponent_model`` in ``mode``, or None.
+
+    ``random`` (expectimax) is a course-mode search: strongest mode's book and solver play the
+    game-theoretic best move, which assumes a best-replying opponent.
+    """
+    if opponent_model not in OPPONENT_MODELS:
+        return f"unknown opponent model {opponent_model!r}; choose one of {', '.join(OPPONENT_MODELS)}"
+    if opponent_model == "random" and mode != "course":
+        return ("the random opponent model (expectimax) is for course mode (the heuristic search"
+                " alone); strongest mode plays the book and the solver, which assume a"
+                " best-replying opponent")
+    return None
 
 
 def settings_problems(agent: AgentSettings, solver: SolverSettings, *,
@@ -61,6 +86,10 @@ class Engine:
     out of range is a ``ConfigError`` naming its key.  The book is read (and checked) when the
     engine is built, so a damaged book stops the program before a game starts rather than in
     the middle of one.
+
+    ``opponent_model`` is ``minimax`` (the default: alpha-beta, a best-replying opponent) or
+    ``random`` (expectimax against a uniformly random mover; course mode only, else a
+    ``UsageError``).
     """
 
     def __init__(
@@ -69,17 +98,25 @@ class Engine:
         *,
         solver: SolverSettings | None = None,
         clock: Clock = time.perf_counter,
+        opponent_model: str = DEFAULT_OPPONENT_MODEL,
     ):
         self.settings = settings or AgentSettings()
         self.solver_settings = solver or SolverSettings()
         self.clock = clock
         self.mode = self.settings.mode
+        problem = opponent_model_problem(self.mode, opponent_model)
+        if problem is not None:
+            raise UsageError(problem)
+        self.opponent_model = opponent_model
         # The rules agent.py checks the config file by, again for settings from flags or code.
         problems = settings_problems(self.settings, self.solver_settings,
                                      solving=self.mode == "strongest")
         if problems:
             raise ConfigError("; ".join(problems))
         self.table = TranspositionTable(bits=self.settings.table_bits)
+        self.expectimax_table: ExpectimaxTable | None = None
+        if opponent_model == "random":
+            self.expectimax_table = ExpectimaxTable()
         self.book: Book | None = None
         self.solver: Solver | None = None
         if self.mode == "strongest":
@@ -91,18 +128,36 @@ class Engine:
         deepest(iterative_deepening(Board.from_moves("44"), self.clock() + 0.01, max_depth=4,
                                     heuristic=self.settings.heuristic, table=self.table))
         self.table.clear()
+        if self.expectimax_table is not None:
+            deepest(expectimax_deepening(Board.from_moves("44"), self.clock() + 0.01, max_depth=3,
+                                         heuristic=self.settings.heuristic,
+                                         table=self.expectimax_table))
+            self.expectimax_table.clear()
         if self.solver is not None:
             self.solver.best_move(Board.from_moves(WARM_UP_POSITION), weak=True)
 
     def new_game(self) -> None:
         # The solver's table holds exact bounds, true in every game: it is kept.
         self.table.clear()
+        if self.expectimax_table is not None:
+            self.expectimax_table.clear()
 
     def choose(self, board: Board, limit: Limit) -> Decision:
         """The move for ``board`` within ``limit``; raises ``IllegalMove`` if the game is over."""
         if board.is_over():
             raise IllegalMove("the game is over: there is no move to choose")
         start = self.clock()
+        if self.expectimax_table is not None:
+            result = deepest(expectimax_deepening(
+                board,
+                limit.deadline,
+                clock=self.clock,
+                heuristic=self.settings.heuristic,
+                min_depth=self.settings.min_depth,
+                max_depth=limit.depth,
+                table=self.expectimax_table,
+            ))
+            return _from_search(result, self.clock() - start, self.mode)
         if limit.depth is None:
             decision = self._exact(board, start, limit.deadline)
             if decision is not None:

@@ -9,8 +9,10 @@ name them on the command line:
   the front end's ``--time``, else the configured one, handed to ``parse_spec``), a heuristic
   name (``windows5000``, ``threats``: the search's evaluation), a mode (``course``: the
   heuristic search alone, the assignment's algorithm; ``strongest``: book, solver, search;
-  ``search`` is another name for ``course``) and ``dN`` (the search cut at depth N, 1-42;
-  course mode only).  ``ours:0.5:threats:course``, ``ours:1:d8``, ``ours:strongest``;
+  ``search`` is another name for ``course``), ``dN`` (the search cut at depth N, 1-42;
+  course mode only) and ``random-model`` (expectimax against a uniformly random opponent
+  instead of alpha-beta, ``search.expectimax``; course mode only).  ``ours:0.5:threats:course``,
+  ``ours:1:d8``, ``ours:strongest``, ``ours:0.5:random-model``;
 - ``bot[:DEPTH]``: the course server's bot, alpha-beta cut at DEPTH plies (default 3), random ties;
 - ``random``: a uniformly random legal move;
 - ``seed``: the seed assignment's player: alpha-beta at a fixed depth of 5 with ``windows5000``,
@@ -39,6 +41,8 @@ SEED_DEPTH = 5
 MAX_DEPTH = 42  # plies: a search or a bot never needs to look further than the board holds
 # Names of the modes in a spec; "search" is the name course mode had before it had one.
 MODE_NAMES = {"course": "course", "strongest": "strongest", "search": "course"}
+# The spec option that plays expectimax against a random mover (``--opponent-model random``).
+RANDOM_MODEL = "random-model"
 
 
 def check_seconds(value: float, where: str) -> float:
@@ -76,7 +80,8 @@ class PlayerSpec:
     gives its default to ``parse_spec``, and an ``ours`` is built only with a time),
     ``heuristic`` the search's evaluation (None: the configured one), ``mode`` the engine's
     mode (None: the configured one), ``max_depth`` the search's depth limit (None: as deep as
-    time allows; course mode).
+    time allows; course mode), ``opponent_model`` the engine's model of its opponent (None:
+    ``minimax``, alpha-beta; ``random``: expectimax, course mode).
     Building an ``ours`` player loads and warms up the engine, so the arena checks specs in
     the parent process and builds the players in its workers.
     """
@@ -87,6 +92,7 @@ class PlayerSpec:
     heuristic: str | None = None
     mode: str | None = None
     max_depth: int | None = None
+    opponent_model: str | None = None
 
     @property
     def label(self) -> str:
@@ -103,10 +109,13 @@ class PlayerSpec:
             parts.append(f"{self.seconds:g}")
         if self.heuristic is not None:
             parts.append(self.heuristic)
+        random_model = self.opponent_model == "random"
         if self.max_depth is not None:
             parts.append(f"d{self.max_depth}")  # course mode, implied
-        elif self.mode is not None:
+        elif self.mode is not None and not (random_model and self.mode == "course"):
             parts.append(self.mode)
+        if random_model:
+            parts.append(RANDOM_MODEL)  # course mode, implied
         return ":".join(parts)
 
     def move_seconds(self) -> float:
@@ -169,15 +178,17 @@ class SeedPlayer:
         return min(col for col, value in values.items() if value == best)
 
 
-def build_engine(agent: AgentSettings, solver: SolverSettings) -> Engine:
+def build_engine(agent: AgentSettings, solver: SolverSettings, *,
+                 opponent_model: str = "minimax") -> Engine:
     """The shipped engine for the ``[agent]`` and ``[solver]`` settings, warmed up.
 
     Both are required, so no caller can build an engine without the solver's settings (the
-    opening book's path, the solver's table and share of the budget).
+    opening book's path, the solver's table and share of the budget).  ``opponent_model``:
+    ``minimax`` (alpha-beta) or ``random`` (expectimax; course mode).
     """
     from engine import Engine  # loads the compiled search only when an engine is built
 
-    engine = Engine(agent, solver=solver)
+    engine = Engine(agent, solver=solver, opponent_model=opponent_model)
     engine.warm_up()
     return engine
 
@@ -188,14 +199,17 @@ class OursPlayer:
     ``seconds`` is the time of every move, given by whoever builds the player (a spec's time,
     a command's ``--time``, else the configured one, read by the front end): ``agent``
     configures the engine only.  ``max_depth`` cuts the search at that depth (the engine then
-    skips book and solver).
+    skips book and solver).  ``opponent_model`` is the engine's (``Engine``: ``minimax`` or
+    ``random``).
     """
 
     def __init__(self, agent: AgentSettings, solver: SolverSettings | None = None, *,
-                 seconds: float, max_depth: int | None = None, name: str | None = None) -> None:
+                 seconds: float, max_depth: int | None = None, name: str | None = None,
+                 opponent_model: str = "minimax") -> None:
         self.seconds = seconds
         self.max_depth = max_depth
-        self.engine = build_engine(agent, solver or SolverSettings())
+        self.engine = build_engine(agent, solver or SolverSettings(),
+                                   opponent_model=opponent_model)
         self.last: Decision | None = None
         self.name = name or PlayerSpec("ours", seconds=seconds).label
 
@@ -208,10 +222,10 @@ class OursPlayer:
         return self.last.column
 
 
-SPEC_HELP = ("ours[:SECONDS][:HEURISTIC][:course|:strongest][:dN], bot[:DEPTH], random, seed"
-             " or human")
+SPEC_HELP = ("ours[:SECONDS][:HEURISTIC][:course|:strongest][:dN][:random-model], bot[:DEPTH],"
+             " random, seed or human")
 OURS_OPTIONS = (f"SECONDS (a number), a heuristic ({', '.join(HEURISTICS)}), a mode"
-                f" (course, strongest) or dN (a search depth 1-{MAX_DEPTH})")
+                f" (course, strongest), dN (depth 1-{MAX_DEPTH}) or {RANDOM_MODEL}")
 
 
 def _parse_ours(spec: str, options: list[str], seconds: float | None) -> PlayerSpec:
@@ -220,6 +234,7 @@ def _parse_ours(spec: str, options: list[str], seconds: float | None) -> PlayerS
     mode: str | None = None
     max_depth: int | None = None
     time: float | None = None
+    opponent_model: str | None = None
 
     def once(what: str, option: str) -> None:
         if what in given:
@@ -234,6 +249,9 @@ def _parse_ours(spec: str, options: list[str], seconds: float | None) -> PlayerS
         elif option in MODE_NAMES:
             once("mode", raw)
             mode = MODE_NAMES[option]
+        elif option == RANDOM_MODEL:
+            once("opponent model", raw)
+            opponent_model = "random"
         elif option[:1] == "d" and option[1:].isascii() and option[1:].isdigit():
             once("depth", raw)
             max_depth = _small_int(option[1:])
@@ -254,7 +272,14 @@ def _parse_ours(spec: str, options: list[str], seconds: float | None) -> PlayerS
             raise UsageError(f"player {spec!r}: a search depth (d{max_depth}) is for course mode;"
                              " strongest mode plays the book and the solver first")
         mode = "course"
-    return PlayerSpec("ours", seconds=time, heuristic=heuristic, mode=mode, max_depth=max_depth)
+    if opponent_model is not None:
+        if mode == "strongest":
+            raise UsageError(f"player {spec!r}: {RANDOM_MODEL} (expectimax against a random"
+                             " opponent) is for course mode; strongest mode plays the book and"
+                             " the solver, which assume a best-replying opponent")
+        mode = "course"
+    return PlayerSpec("ours", seconds=time, heuristic=heuristic, mode=mode, max_depth=max_depth,
+                      opponent_model=opponent_model)
 
 
 def parse_spec(spec: str, *, seconds: float | None = None) -> PlayerSpec:
@@ -309,7 +334,8 @@ def build_player(
     if spec.kind == "human":
         raise UsageError("player 'human' plays only in `agent.py play`")
     return OursPlayer(spec.agent_settings(agent or AgentSettings()), solver,
-                      seconds=spec.move_seconds(), max_depth=spec.max_depth, name=spec.label)
+                      seconds=spec.move_seconds(), max_depth=spec.max_depth, name=spec.label,
+                      opponent_model=spec.opponent_model or "minimax")
 
 
 def parse_player(
