@@ -18,6 +18,7 @@ from arena.match import FOUR, GameAbandoned, PlayedGame, play_game
 from arena.report import print_report, write_report
 from arena.results import summarize
 from arena.tournament import (
+    TournamentPlan,
     make_plan,
     run_tournament,
     uneven_starts_warning,
@@ -32,6 +33,9 @@ from terminal import progress
 
 # --- tournament -----------------------------------------------------------------------------
 
+DEFAULT_GAMES = 10  # per pairing
+
+
 def tournament_command(args: argparse.Namespace, started: float) -> int:
     settings = load_settings(args.config)
     # The one place a tournament's time is read: an ``ours`` without one plays --time, else
@@ -39,8 +43,11 @@ def tournament_command(args: argparse.Namespace, started: float) -> int:
     seconds = settings.agent.seconds_per_move if args.time is None else args.time
     specs = [parse_spec(part, seconds=seconds) for part in args.players.split(",")
              if part.strip()]
-    plan = make_plan(specs, args.games, args.seed, settings.agent, settings.solver,
-                     opening_plies=args.opening_plies)
+    games = args.games
+    if games is None:
+        games = 2 * 7**args.opening_plies if args.every_opening else DEFAULT_GAMES
+    plan = make_plan(specs, games, args.seed, settings.agent, settings.solver,
+                     opening_plies=args.opening_plies, every_opening=args.every_opening)
     workers = worker_count(plan, args.workers)
     out_dir = _check_out_dir(args.out)
 
@@ -57,7 +64,7 @@ def tournament_command(args: argparse.Namespace, started: float) -> int:
     else:
         print_report(summary)
     if out_dir is not None:
-        command = _command_line(args, plan.seed)
+        command = _command_line(args, plan)
         written = write_report(summary, out_dir, command)
         print(f"wrote {', '.join(str(p) for p in written)}", file=sys.stderr)
     return 0
@@ -80,12 +87,14 @@ def _check_out_dir(out: str | None) -> Path | None:
     return path
 
 
-def _command_line(args: argparse.Namespace, seed: int) -> str:
+def _command_line(args: argparse.Namespace, plan: TournamentPlan) -> str:
     """The command that repeats this tournament (with its seed), for the report."""
     parts = ["python", "agent.py", "tournament", "--players", args.players,
-             "--games", str(args.games), "--seed", str(seed)]
+             "--games", str(plan.games), "--seed", str(plan.seed)]
     if args.opening_plies:
         parts += ["--opening-plies", str(args.opening_plies)]
+    if args.every_opening:
+        parts += ["--every-opening"]
     if args.time is not None:
         parts += ["--time", f"{args.time:g}"]
     if args.workers is not None:

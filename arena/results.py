@@ -170,6 +170,7 @@ class Summary:
             "seed": plan.seed,
             "games_per_pairing": plan.games,
             "opening_plies": plan.opening_plies,
+            "every_opening": plan.every_opening,
             "games": len(self.outcomes),
             "workers": self.workers,
             "elapsed_seconds": round(self.elapsed, 2),

@@ -24,6 +24,7 @@ Workers ignore Ctrl-C: the parent process alone handles it, stops them and repor
 from __future__ import annotations
 
 import hashlib
+import itertools
 import multiprocessing
 import os
 import random
@@ -43,6 +44,8 @@ from settings import AgentSettings, SolverSettings, UsageError
 # Random opening moves are at most this many plies: enough to vary the games, far too few to
 # decide one (and an even number, so the first player of the game keeps the first colour).
 MAX_OPENING_PLIES = 10
+# Every opening of K plies is 7^K pairs of games: 49 or 2,401.
+MAX_EVERY_OPENING_PLIES = 4
 
 
 @dataclass(frozen=True)
@@ -52,7 +55,9 @@ class TournamentPlan:
     Every ``ours`` spec carries its time per move (the workers build the players from the
     specs alone); ``agent`` and ``solver`` are the configured settings our engine starts from;
     ``opening_plies`` random moves open each pair of games (the same opening with each
-    starter), 0 for games from the empty board.
+    starter), 0 for games from the empty board; with ``every_opening`` the pairs play every
+    opening of that many plies in turn instead (``all_openings``), so ``games`` is twice their
+    number.
     """
 
     specs: tuple[PlayerSpec, ...]
@@ -62,6 +67,7 @@ class TournamentPlan:
     agent: AgentSettings = field(default_factory=AgentSettings)
     solver: SolverSettings = field(default_factory=SolverSettings)
     opening_plies: int = 0
+    every_opening: bool = False
 
     @property
     def pairings(self) -> list[tuple[int, int]]:
@@ -109,6 +115,7 @@ def make_plan(
     solver: SolverSettings | None = None,
     *,
     opening_plies: int = 0,
+    every_opening: bool = False,
 ) -> TournamentPlan:
     """Check the request and name the players (a repeated spec gets ``#2``, ``#3``...).
 
@@ -125,6 +132,14 @@ def make_plan(
     if opening_plies % 2 or not 0 <= opening_plies <= MAX_OPENING_PLIES:
         raise UsageError(f"opening plies must be an even number 0-{MAX_OPENING_PLIES}, "
                          f"not {opening_plies}")
+    if every_opening:
+        if not 0 < opening_plies <= MAX_EVERY_OPENING_PLIES:
+            raise UsageError("every opening needs --opening-plies 2 or 4 (there are 7^K "
+                             f"openings of K plies), not {opening_plies}")
+        needed = 2 * 7**opening_plies
+        if games != needed:
+            raise UsageError(f"every opening of {opening_plies} plies, once with each starter, "
+                             f"is {needed} games per pairing, not {games}")
     if seed is None:
         seed = random.SystemRandom().randrange(2**31)
     for spec in specs:
@@ -138,7 +153,7 @@ def make_plan(
         repeated = totals[spec.label] > 1
         labels.append(f"{spec.label}#{seen[spec.label]}" if repeated else spec.label)
     return TournamentPlan(tuple(specs), tuple(labels), games, seed, agent or AgentSettings(),
-                          solver or SolverSettings(), opening_plies)
+                          solver or SolverSettings(), opening_plies, every_opening)
 
 
 def starts(games: int) -> tuple[int, int]:
@@ -165,6 +180,13 @@ def derive_seed(seed: int, *parts: int) -> int:
 _OPENING = -1
 
 
+def all_openings(plies: int) -> list[tuple[int, ...]]:
+    """Every sequence of ``plies`` columns from the empty board (0-based), in order.  Up to 6
+    plies every sequence is legal and none ends the game (a column holds 6, a four needs 7
+    discs)."""
+    return list(itertools.product(range(7), repeat=plies))
+
+
 def random_opening(rng: random.Random, plies: int) -> tuple[int, ...]:
     """``plies`` uniformly random legal columns from the empty board (0-based)."""
     board = Board()
@@ -181,16 +203,20 @@ def plan_tasks(plan: TournamentPlan) -> list[GameTask]:
 
     Within a pairing the starter alternates, the earlier-listed player starting the even
     games, so an even N gives each side N/2 starts.  With ``opening_plies``, games 2k and
-    2k + 1 of a pairing share one random opening, each player starting from it once.
+    2k + 1 of a pairing share one random opening, each player starting from it once; with
+    ``every_opening``, games 2k and 2k + 1 share the k-th of ``all_openings``.
     """
     tasks: list[GameTask] = []
+    every = all_openings(plan.opening_plies) if plan.every_opening else []
     for game in range(plan.games):
         for number, (a, b) in enumerate(plan.pairings):
             first, second = (a, b) if game % 2 == 0 else (b, a)
             seeds = (derive_seed(plan.seed, number, game, first),
                      derive_seed(plan.seed, number, game, second))
             opening: tuple[int, ...] = ()
-            if plan.opening_plies:
+            if every:
+                opening = every[game // 2]
+            elif plan.opening_plies:
                 rng = random.Random(derive_seed(plan.seed, number, game // 2, _OPENING))
                 opening = random_opening(rng, plan.opening_plies)
             tasks.append(GameTask(len(tasks), number, a, b, game, first, seeds, opening))
@@ -377,6 +403,7 @@ __all__ = [
     "GameTask",
     "TournamentGame",
     "TournamentPlan",
+    "all_openings",
     "default_workers",
     "derive_seed",
     "make_plan",

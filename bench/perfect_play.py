@@ -222,7 +222,7 @@ def main(argv: list[str] | None = None) -> int:
     mistakes: list[dict[str, Any]] = []
     sources: Counter[str] = Counter()
     slowest = 0.0
-    with progress(len(positions), "strongest mode") as advance:
+    with progress(len(positions), f"{args.mode} mode") as advance:
         for moves in positions:
             outcomes = referee.outcomes(moves)
             column, source, seconds = play(moves)

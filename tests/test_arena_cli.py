@@ -42,6 +42,17 @@ def test_table_output(capsys: pytest.CaptureFixture[str]) -> None:
     assert [f[i] + s[i] for i in range(3)] == [int(wins), int(draws), int(losses)]
 
 
+def test_every_opening_sets_the_number_of_games(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "tournament", "--players", "random,bot:1", "--opening-plies", "2",
+                       "--every-opening", "--seed", "3", "--workers", "1", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["games_per_pairing"] == data["games"] == 98 and data["every_opening"] is True
+    code, _, err = run(capsys, "tournament", "--players", "random,bot:1", "--opening-plies", "2",
+                       "--every-opening", "--games", "10")
+    assert code != 0 and "98 games per pairing, not 10" in err
+
+
 def test_json_schema(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "tournament", "--players", "seed,random,bot:2", "--games", "2",
                        "--seed", "8", "--workers", "1", "--json")
@@ -222,7 +233,8 @@ def test_real_process_bad_spec_no_traceback() -> None:
     assert result.returncode == 2
     assert result.stderr.splitlines() == [
         "error: player 'ours:x': 'x' is not an option of ours; expected SECONDS (a number), "
-        "a heuristic (windows5000, threats), a mode (course, strongest) or dN (a search depth 1-42)"
+        "a heuristic (windows5000, threats, windows_tuned, learned), a mode (course, strongest),"
+        " dN (depth 1-42) or random-model"
     ]
 
 

@@ -317,6 +317,28 @@ def test_random_openings_are_shared_by_a_pair_of_games_with_swapped_starters() -
     assert make_plan(specs("random", "random"), 2, seed=1).opening_plies == 0
 
 
+def test_every_opening_is_played_once_with_each_starter() -> None:
+    plan = make_plan(specs("random", "bot:1"), games=98, seed=2, opening_plies=2,
+                     every_opening=True)
+    tasks = plan_tasks(plan)
+    assert len(tasks) == 98
+    assert sorted({t.opening for t in tasks}) == [(a, b) for a in range(7) for b in range(7)]
+    for even, odd in zip(tasks[::2], tasks[1::2], strict=True):
+        assert even.opening == odd.opening and even.first == odd.second
+
+
+@pytest.mark.parametrize(("plies", "games", "message"), [
+    (2, 10, "is 98 games per pairing, not 10"),
+    (0, 2, "needs --opening-plies 2 or 4"),
+    (6, 2 * 7**6, "needs --opening-plies 2 or 4"),
+])
+def test_every_opening_refuses_a_plan_that_cannot_play_them_all(plies: int, games: int,
+                                                                 message: str) -> None:
+    with pytest.raises(UsageError, match=message):
+        make_plan(specs("random", "random"), games, seed=1, opening_plies=plies,
+                  every_opening=True)
+
+
 @pytest.mark.parametrize("plies", [1, -2, 12])
 def test_bad_opening_lengths_are_refused(plies: int) -> None:
     with pytest.raises(UsageError, match="opening plies"):

@@ -170,7 +170,8 @@ def test_every_problem_of_the_config_is_one_error_before_any_command_runs(
     assert code == 2 and out == ""
     assert err.splitlines() == [
         f"error: {path}: 4 problems:",
-        "  agent.heuristic: unknown heuristic 'magic'; choose one of windows5000, threats",
+        "  agent.heuristic: unknown heuristic 'magic'; choose one of windows5000, threats,"
+        " windows_tuned, learned",
         "  agent.table_bits: must be 10-27 (a table of 2**bits entries of 16 bytes), not 40",
         "  solver.table_bits: must be 24-28 (a table of about 2**bits entries of 4 bytes),"
         " not 3",
