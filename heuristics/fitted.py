@@ -39,7 +39,9 @@ move that started the game (row 0) and one for the second player (row 1):
  28-31    own / opponent threat cells that are the lowest threat (of either side) in their
           column, on an odd row (1st, 3rd, 5th) / on an even row (own odd, own even, opponent
           odd, opponent even): the threat that zugzwang decides when the board fills up
- 32       1 (the constant)
+ 32, 33   own / opponent threat cells right above a playable cell (whoever plays below
+          gives the threat away)
+ 34       1 (the constant)
 =======  =========================================================================
 """
 
@@ -53,14 +55,15 @@ from heuristics.windows import DIAG_DOWN_STARTS, DIAG_UP_STARTS, HORIZONTAL_STAR
 
 SCALE = 10_000
 TUNED_FEATURES = 7
-LEARNED_FEATURES = 33
+LEARNED_FEATURES = 35
 
 ROWS = tuple(bits.BOTTOM_ROW << row for row in range(bits.HEIGHT))
 ODD_ROWS = bits.BOTTOM_ROW * 0b010101  # rows 1, 3, 5 counted from 1 at the bottom
 EVEN_ROWS = bits.BOTTOM_ROW * 0b101010
 # Columns by distance from the centre: 0 (the centre), 1, 2, 3 (the edges).
 RINGS = tuple(
-    sum(bits.column_mask.py_func(c) for c in range(bits.WIDTH) if abs(c - bits.WIDTH // 2) == d)
+    sum(((1 << bits.HEIGHT) - 1) << (bits.H1 * c) for c in range(bits.WIDTH)
+        if abs(c - bits.WIDTH // 2) == d)
     for d in range(4)
 )
 
@@ -123,6 +126,7 @@ def learned_features(own: int, mask: int) -> tuple[int, ...]:
         pc(opp & c0), pc(opp & c1), pc(opp & c2), pc(opp & c3),
         pc(own_threats & lowest & ODD_ROWS), pc(own_threats & lowest & EVEN_ROWS),
         pc(opp_threats & lowest & ODD_ROWS), pc(opp_threats & lowest & EVEN_ROWS),
+        pc(own_threats & (playable << 1)), pc(opp_threats & (playable << 1)),
         1,
     )
 
@@ -132,7 +136,7 @@ def _scaled(features: tuple[int, ...], row: np.ndarray) -> int:
     total = 0.0
     for i in range(len(features)):
         total += row[i] * features[i]
-    return round(SCALE * total)
+    return round(SCALE * float(total))
 
 
 @njit(cache=True)
@@ -141,10 +145,39 @@ def windows_tuned(own: int, mask: int, moves: int, weights: np.ndarray) -> int:
     return _scaled(tuned_features(own, mask), weights[moves % weights.shape[0]])
 
 
+@njit(cache=True, inline="always")
+def _network(features: tuple[int, ...], block: int, weights: np.ndarray) -> int:
+    """The network's output for ``features`` of side-to-move block ``block`` (see
+    ``learned``), scaled."""
+    hidden = weights.shape[1]
+    first = block * LEARNED_FEATURES
+    biases = 2 * LEARNED_FEATURES
+    total = weights[biases + 2, 0]
+    for j in range(hidden):
+        a = weights[biases, j]
+        for i in range(LEARNED_FEATURES):
+            a += weights[first + i, j] * features[i]
+        if a > 0.0:
+            total += weights[biases + 1, j] * a
+    return round(SCALE * float(total))
+
+
 @njit(cache=True)
 def learned(own: int, mask: int, moves: int, weights: np.ndarray) -> int:
-    """The ``learned`` score: ``weights`` has ``LEARNED_FEATURES`` columns."""
-    return _scaled(learned_features(own, mask), weights[moves % weights.shape[0]])
+    """The ``learned`` score, by the model ``weights`` hold (``network_rows``): one or two
+    rows of ``LEARNED_FEATURES`` weights (linear), or a network of one hidden layer."""
+    features = learned_features(own, mask)
+    if weights.shape[0] <= 2:
+        return _scaled(features, weights[moves % weights.shape[0]])
+    return _network(features, moves % 2, weights)
+
+
+def network_rows() -> int:
+    """Rows of a network's weights array: the first layer's weights for the features of a
+    first-player-to-move position (rows 0..F-1) and of a second-player one (F..2F-1), one
+    hidden unit per column; then the hidden biases; the output weights; the output bias (in
+    column 0).  Inputs are the raw feature counts (any scaling is folded into the weights)."""
+    return 2 * LEARNED_FEATURES + 3
 
 
 @njit(cache=True)

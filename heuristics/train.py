@@ -2,17 +2,21 @@
 
     python -m heuristics.train windows_tuned|learned [--labels FILE] [--seed S]
         [--positions N] [--epochs E] [--holdout 0.1] [--out FILE]
+        [--model linear|network] [--hidden H]
 
 The labels (``training/data/labels.jsonl``, made by ``python -m training.label``) give each
-position's outcome for the side to move.  The fit is a logistic regression (the "Texel" fit of
+position's outcome for the side to move. The fit is a logistic regression (the "Texel" fit of
 chess engines): the weights ``w`` make ``sigmoid(w . f)`` the probability-like expected result
 (1 win, 0.5 draw, 0 loss) of a position with features ``f`` (``heuristics.fitted``), by
 minimising the cross-entropy plus a small ridge term with Newton's method (one epoch = one
-Newton step over all training rows; it converges in about ten).  Every position is used with
-its mirror image.  A share of the games (``--holdout``, picked with ``--seed``) is kept out of
-the fit; the script prints, on those, the cross-entropy and how often the sign of the
-evaluation names the winner of a decided position, for the fitted weights and for
-``windows5000`` beside them.  Only numpy is needed.
+Newton step over all training rows; it converges in about ten). Every position is used with
+its mirror image. ``learned`` can instead be a network (``--model network``) of one hidden
+layer of ``--hidden`` rectified units over the same features, fitted to the same loss by Adam
+on mini-batches of 512 (one epoch = one pass over the training rows, shuffled with
+``--seed``); its input scaling is folded into the first layer's weights. A share of the games
+(``--holdout``, picked with ``--seed``) is kept out of the fit; the script prints, on those,
+the cross-entropy and how often the sign of the evaluation names the winner of a decided
+position, for the fitted weights and for ``windows5000`` beside them. Only numpy is needed.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ import numpy as np
 
 from board import Board
 from heuristics.fitted import LEARNED_FEATURES, TUNED_FEATURES, feature_rows
-from heuristics.weights import save_weights
+from heuristics.weights import MAX_HIDDEN, save_weights
 from heuristics.windows import windows5000
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -86,7 +90,8 @@ def design(name: str, rows: list[tuple[int, str, int]]) -> Data:
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
-    return 1.0 / (1.0 + np.exp(-np.clip(x, -40, 40)))
+    result: np.ndarray = 1.0 / (1.0 + np.exp(-np.clip(x, -40, 40)))
+    return result
 
 
 def cross_entropy(z: np.ndarray, y: np.ndarray) -> float:
@@ -115,6 +120,47 @@ def fit(x: np.ndarray, y: np.ndarray, epochs: int) -> np.ndarray:
     return w
 
 
+def fit_network(x: np.ndarray, y: np.ndarray, epochs: int, hidden: int, seed: int,
+                rate: float = 0.01, batch: int = 512) -> np.ndarray:
+    """A one-hidden-layer network on the cross-entropy, by Adam; returns its weights in the
+    layout of ``heuristics.fitted.network_rows`` (``x``: blocked features, 2F columns)."""
+    rng = np.random.default_rng(seed)
+    mean, spread = x.mean(axis=0), x.std(axis=0) + 1e-6
+    a = (x - mean) / spread
+    params = [rng.normal(0, 1 / np.sqrt(a.shape[1]), (a.shape[1], hidden)), np.zeros(hidden),
+              rng.normal(0, 1 / np.sqrt(hidden), hidden), np.zeros(1)]
+    first_moment = [np.zeros_like(p) for p in params]
+    second_moment = [np.zeros_like(p) for p in params]
+    step = 0
+    for _ in range(epochs):
+        order = rng.permutation(a.shape[0])
+        for start in range(0, a.shape[0], batch):
+            rows = order[start:start + batch]
+            inputs, target = a[rows], y[rows]
+            h = np.maximum(inputs @ params[0] + params[1], 0.0)
+            error = (_sigmoid(h @ params[2] + params[3][0]) - target) / rows.size
+            back = np.outer(error, params[2]) * (h > 0)
+            grads = [inputs.T @ back + RIDGE * params[0], back.sum(axis=0),
+                     h.T @ error + RIDGE * params[2], np.array([error.sum()])]
+            step += 1
+            for i, g in enumerate(grads):
+                first_moment[i] = 0.9 * first_moment[i] + 0.1 * g
+                second_moment[i] = 0.999 * second_moment[i] + 0.001 * g * g
+                params[i] -= rate * (first_moment[i] / (1 - 0.9**step)) / (
+                    np.sqrt(second_moment[i] / (1 - 0.999**step)) + 1e-8)
+    w1 = params[0] / spread[:, None]  # fold the input scaling into the first layer
+    b1 = params[1] - (mean / spread) @ params[0]
+    out = np.zeros((x.shape[1] + 3, hidden))
+    out[:x.shape[1]], out[-3], out[-2], out[-1, 0] = w1, b1, params[2], params[3][0]
+    return out
+
+
+def network_output(weights: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """The network's log-odds for blocked feature rows ``x``."""
+    h = np.maximum(x @ weights[:-3] + weights[-3], 0.0)
+    return np.asarray(h @ weights[-2] + weights[-1, 0])
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -127,7 +173,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--holdout", type=float, default=0.1)
     parser.add_argument("--out", type=Path, default=None,
                         help="default: heuristics/data/<heuristic>.json")
+    parser.add_argument("--model", choices=("linear", "network"), default="linear",
+                        help="learned only: linear (default) or a one-hidden-layer network")
+    parser.add_argument("--hidden", type=int, default=16, help="the network's hidden units")
     args = parser.parse_args(argv)
+    if args.model == "network" and args.heuristic != "learned":
+        print("error: --model network is for learned only", file=sys.stderr)
+        return 2
+    if not 1 <= args.hidden <= MAX_HIDDEN:
+        print(f"error: --hidden must be 1-{MAX_HIDDEN}, not {args.hidden}", file=sys.stderr)
+        return 2
     if not args.labels.exists():
         print(f"error: {args.labels} does not exist (python -m training.label makes it)",
               file=sys.stderr)
@@ -143,13 +198,19 @@ def main(argv: list[str] | None = None) -> int:
     held_games = rng.choice(games, size=max(1, int(len(games) * args.holdout)), replace=False)
     held = np.isin(data.games, held_games)
     x, y = data.features[~held], data.result[~held]
-    w = fit(x, y, args.epochs)
-    z_held = data.features[held] @ w
+    if args.model == "network":
+        weights = fit_network(x, y, args.epochs, args.hidden, args.seed)
+        z_held = network_output(weights, data.features[held])
+    else:
+        width = LEARNED_FEATURES if args.heuristic == "learned" else TUNED_FEATURES
+        weights = fit(x, y, args.epochs).reshape(ROWS[args.heuristic], width)
+        z_held = data.features[held] @ weights.reshape(-1)
     y_held = data.result[held]
     report = {
         "labels": str(args.labels.relative_to(ROOT) if args.labels.is_relative_to(ROOT)
                       else args.labels),
         "positions": len(rows), "seed": args.seed, "epochs": args.epochs,
+        "model": args.model, **({"hidden": args.hidden} if args.model == "network" else {}),
         "holdout_rows": int(held.sum()),
         "holdout_cross_entropy": round(cross_entropy(z_held, y_held), 4),
         "holdout_cross_entropy_constant": round(cross_entropy(
@@ -158,9 +219,7 @@ def main(argv: list[str] | None = None) -> int:
         "holdout_sign_accuracy_windows5000": round(sign_accuracy(data.windows5000[held],
                                                                  y_held), 4),
     }
-    width = LEARNED_FEATURES if args.heuristic == "learned" else TUNED_FEATURES
-    path = save_weights(args.heuristic, w.reshape(ROWS[args.heuristic], width), report,
-                        args.out)
+    path = save_weights(args.heuristic, weights, report, args.out)
     for key, value in report.items():
         print(f"{key}: {value}")
     print(f"weights written to {path}")

@@ -16,10 +16,11 @@ from typing import Any
 
 import numpy as np
 
-from heuristics.fitted import LEARNED_FEATURES, TUNED_FEATURES
+from heuristics.fitted import LEARNED_FEATURES, TUNED_FEATURES, network_rows
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
 WIDTHS = {"windows_tuned": TUNED_FEATURES, "learned": LEARNED_FEATURES}
+MAX_HIDDEN = 64  # units of a network's hidden layer (``learned`` only)
 
 
 class WeightsError(ValueError):
@@ -62,10 +63,20 @@ def read_weights(name: str, path: Path | None = None) -> tuple[np.ndarray, dict[
     if checksum(rows) != stored:
         raise WeightsError(f"{source}: the weights do not match their checksum (damaged?)")
     weights = np.array(rows, dtype=np.float64)
-    if weights.ndim != 2 or weights.shape[1] != WIDTHS[name] or weights.shape[0] not in (1, 2):
-        raise WeightsError(f"{source}: {name!r} needs 1 or 2 rows of {WIDTHS[name]} weights, "
-                           f"the file has shape {weights.shape}")
+    if not _well_shaped(name, weights.shape):
+        network = (f", or a network of {network_rows()} rows of 1-{MAX_HIDDEN} weights"
+                   if name == "learned" else "")
+        raise WeightsError(f"{source}: {name!r} needs 1 or 2 rows of {WIDTHS[name]} weights"
+                           f"{network}; the file has shape {weights.shape}")
     return weights, dict(document.get("fit", {}))
+
+
+def _well_shaped(name: str, shape: tuple[int, ...]) -> bool:
+    if len(shape) != 2:
+        return False
+    if shape[0] in (1, 2) and shape[1] == WIDTHS[name]:
+        return True
+    return name == "learned" and shape[0] == network_rows() and 1 <= shape[1] <= MAX_HIDDEN
 
 
 @functools.cache

@@ -40,8 +40,8 @@ def plain_features(board: Board) -> tuple[list[int], list[int]]:
 
     windows = {"own3": 0, "own2": 0, "opp3": 0, "opp2": 0}
     for window in window_masks():
-        mine, theirs = bin(own & int(window)).count("1"), bin(opp & int(window)).count("1")
-        for name, count, other in (("own", mine, theirs), ("opp", theirs, mine)):
+        in_own, in_opp = bin(own & int(window)).count("1"), bin(opp & int(window)).count("1")
+        for name, count, other in (("own", in_own, in_opp), ("opp", in_opp, in_own)):
             if other == 0 and count in (2, 3):
                 windows[f"{name}{count}"] += 1
     win_counts = [windows["own3"], windows["own2"], windows["opp3"], windows["opp2"]]
@@ -63,6 +63,8 @@ def plain_features(board: Board) -> tuple[list[int], list[int]]:
     for side in (ours, theirs):
         learned += [sum(1 for c, r in side & lowest if r % 2 == 0),  # rows 1, 3, 5
                     sum(1 for c, r in side & lowest if r % 2 == 1)]
+    learned += [sum(r > 0 and playable(c, r - 1) and not mask & _bit(c, r - 1) for c, r in side)
+                for side in (ours, theirs)]
     return tuned, [*learned, 1]
 
 
@@ -164,3 +166,22 @@ def test_labelling_resumes_where_it_stopped_and_trains(tmp_path: Path, capsys:
     out = tmp_path / "learned.json"
     assert train_main(["learned", "--labels", str(whole), "--out", str(out)]) == 2
     assert "at least 100" in capsys.readouterr().err and not out.exists()
+
+
+def test_a_network_scores_in_the_search_as_numpy_computes_it(tmp_path: Path) -> None:
+    from heuristics.fitted import LEARNED_FEATURES, learned
+    from heuristics.train import design, fit_network, network_output, read_rows
+
+    rows = read_rows(Path(__file__).resolve().parent.parent / "training/data/labels.jsonl", 600)
+    data = design("learned", rows)
+    weights = fit_network(data.features, data.result, epochs=2, hidden=6, seed=3)
+    path = save_weights("learned", weights, {}, tmp_path / "net.json")
+    loaded, _ = read_weights("learned", path)  # a network's shape is accepted
+    rng = random.Random(4)
+    for _ in range(40):
+        board, _ = random_position(rng, 2, 30)
+        x = np.zeros(2 * LEARNED_FEATURES)
+        block = board.moves % 2
+        x[block * LEARNED_FEATURES:(block + 1) * LEARNED_FEATURES] = plain_features(board)[1]
+        expected = round(SCALE * float(network_output(loaded, x[None])[0]))
+        assert learned(board.position, board.mask, board.moves, loaded) == expected
