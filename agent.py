@@ -102,6 +102,13 @@ def _add_mode(parser: argparse.ArgumentParser) -> None:
                              " (default: agent.mode in the config)")
 
 
+def _add_opponent_model(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--opponent-model", choices=("minimax", "random"), default=None,
+                        help="minimax: alpha-beta, a best-replying opponent (default); random:"
+                             " expectimax, the best expected result against a uniformly random"
+                             " mover (course mode)")
+
+
 def _add_time(parser: argparse.ArgumentParser, default: str) -> None:
     parser.add_argument("--time", type=seconds, default=None, metavar="SECONDS",
                         help=f"seconds per move (default: {default})")
@@ -126,6 +133,7 @@ def build_parser() -> AgentParser:
     p.add_argument("moves", help=MOVES_HELP)
     _add_time(p, "agent.seconds_per_move in the config; loading counts")
     _add_mode(p)
+    _add_opponent_model(p)
     p.add_argument("--depth", type=whole(1, MAX_DEPTH), default=None, metavar="N",
                    help="search no deeper than N plies (course mode)")
     p.add_argument("--heuristic", default=None, metavar="NAME", help="evaluation to search with")
@@ -148,6 +156,7 @@ def build_parser() -> AgentParser:
                    help="give up an unfinished game that cannot be resumed safely")
     _add_time(p, "agent.seconds_per_move in the config; at most 5 - agent.safety_margin")
     _add_mode(p)
+    _add_opponent_model(p)
     _add_config(p)
 
     p = sub.add_parser("stats", help="the course server's stats for our ids")
@@ -157,12 +166,13 @@ def build_parser() -> AgentParser:
     p = sub.add_parser("local", help="play against a local opponent in the course environment")
     p.add_argument("--opponent", default="random", metavar="NAME",
                    help="random, bot[:DEPTH], seed or ours[:SECONDS][:HEURISTIC][:course|:strongest]"
-                        "[:dN] (default random)")
+                        "[:dN][:random-model] (default random)")
     p.add_argument("--first", choices=("me", "them", "random"), default="random",
                    help="who starts (default random)")
     p.add_argument("--games", type=whole(1), default=1, metavar="N")
     _add_time(p, "agent.seconds_per_move in the config")
     _add_mode(p)
+    _add_opponent_model(p)
     _add_config(p)
 
     p = sub.add_parser("serve", help="run the local emulation of the course server")
@@ -188,9 +198,11 @@ def build_parser() -> AgentParser:
 
     p = sub.add_parser("tournament", help="matches between agents, with tables and plots")
     p.add_argument("--players", required=True, metavar="A,B[,C...]",
-                   help="player specs: ours[:SECONDS][:HEURISTIC][:course|:strongest][:dN], "
+                   help="player specs: ours[:SECONDS][:HEURISTIC][:course|:strongest][:dN]"
+                        "[:random-model], "
                         "bot[:DEPTH], random, seed")
-    p.add_argument("--games", type=whole(1), default=10, metavar="N", help="games per pairing")
+    p.add_argument("--games", type=whole(1), default=None, metavar="N",
+                   help="games per pairing (default 10; with --every-opening, 2 x 7^K)")
     _add_time(p, "agent.seconds_per_move, for an `ours` given without a time")
     p.add_argument("--workers", type=whole(1), default=None, metavar="K",
                    help="worker processes (default: the number of cores)")
@@ -199,6 +211,9 @@ def build_parser() -> AgentParser:
     p.add_argument("--opening-plies", type=whole(0, 10), default=0, metavar="K",
                    help="open each pair of games with K random moves (even, 0-10), played once"
                         " with each starter (default 0: from the empty board)")
+    p.add_argument("--every-opening", action="store_true",
+                   help="play every opening of --opening-plies K plies (2 or 4) instead of"
+                        " random ones, each once with each starter")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--out", default=None, metavar="DIR", help="write plots and a summary here")
     _add_config(p)
