@@ -18,6 +18,12 @@ What keeps the tree small, after Pascal Pons' solver:
   searched; two opponent threats at once, or nothing but gifts, are a loss one move ahead;
 - **threat-count move ordering**: moves creating the most cells where we would complete four
   first, centre first among equals;
+- **parity rules** (Allis' claimeven and odd threat, as cheap bounds): a side with no line of
+  four left free cannot win; a first player to move that cannot fit four into the cells the
+  opponent's claimeven leaves it cannot win (and loses if the opponent's claimeven cells hold a
+  four); a first player with an odd threat the second player cannot outrun wins by zugzwang.
+  They fire deep in the tree, near zugzwang endgames, and cut the nodes of Pons' Middle-Medium
+  set by a third (``tests/test_solver.py`` checks them against plain minimax);
 - **symmetry**: in a position equal to its mirror image, only columns 0-3 are searched;
 - **the opening book**: at a node with at most ``book_discs`` discs the book's bounds on the
   score (``book_keys``: sorted canonical keys; ``book_bounds``: a lower and an upper bound
@@ -65,6 +71,9 @@ KEY_SHIFT = 7
 KEY_BITS = (1 << 25) - 1
 VAL_BITS = (1 << KEY_SHIFT) - 1
 
+_EVEN_ROWS = bits.BOTTOM_ROW * 0b010101  # rows 0, 2 and 4 (row 0 at the bottom)
+_ODD_ROWS = bits.BOTTOM_ROW * 0b101010
+_TOP = bits.BOTTOM_ROW << bits.HEIGHT  # the row above the board
 LEFT_HALF = bits.column_mask(0) | bits.column_mask(1) | bits.column_mask(2) | bits.column_mask(3)
 # Beyond this many discs a position is almost never its own mirror image: skip the test.
 SYMMETRY_PLIES = 12
@@ -129,6 +138,57 @@ def _etc_bound(pos: int, mask: int, candidates: int, table: np.ndarray, size: in
     return best
 
 
+@njit(inline="always")
+def _claimeven_cap(pos: int, mask: int) -> int:
+    """A cap on the score of the first player to move (``pos`` its discs): 0 when it cannot
+    win, -1 when it loses, ``MAX_SCORE`` when nothing is known.
+
+    The opponent can answer each of our moves on top of it (claimeven): in a column with an
+    even number of free cells we then get only its free cells of rows 0, 2 and 4, the opponent
+    those of 1, 3 and 5.  When we fill a column with an odd number of free cells (there is an
+    even number of those), the opponent plays in another such column: we may get any cell of
+    those.  If no four fit in what we may get, we cannot win; if then four fit in what the
+    opponent surely gets, we lose.
+    """
+    odd = (mask + bits.BOTTOM_ROW) & _ODD_ROWS  # the next cell of each odd column
+    odd_free = (((odd << 1) | (odd << 3) | (odd << 5)) & _TOP) - odd
+    even_free = bits.BOARD_MASK & ~mask & ~odd_free
+    if bits.has_four(pos | odd_free | (even_free & _EVEN_ROWS)):
+        return MAX_SCORE
+    if bits.has_four((pos ^ mask) | (even_free & _ODD_ROWS)):
+        return -1
+    return 0
+
+
+@njit(inline="always")
+def _odd_threat_wins(first: int, mask: int) -> bool:
+    """Whether the first player (``first`` its discs; the second player to move) wins by
+    zugzwang with an odd threat.
+
+    We answer each of the opponent's moves on top of it (follow-up).  In a column with an
+    odd number of free cells the opponent then gets the rows 1, 3 and 5 and we get 2 and 4, so
+    a cell of ours completing four in such a column, in row 2 or 4, is ours in the end unless
+    the opponent wins first.  When the opponent fills another odd column, we play the bottom
+    of a third one (there always is one).  The opponent gets the free cells of rows 0, 2, 4 of
+    the even columns, rows 1, 3, 5 of the threat's column, and may get any of the other odd
+    columns: if no four fit in those, it cannot win first.
+    """
+    odd = (mask + bits.BOTTOM_ROW) & _ODD_ROWS
+    odd_free = (((odd << 1) | (odd << 3) | (odd << 5)) & _TOP) - odd
+    threats = bits.winning_cells(first, mask) & odd_free & _EVEN_ROWS
+    if threats == 0:
+        return False
+    second = first ^ mask
+    base = second | (bits.BOARD_MASK & ~mask & ~odd_free & _EVEN_ROWS)
+    while threats:
+        cell = threats & -threats
+        column = bits.column_mask(bits.popcount(cell - 1) // bits.H1)
+        threats &= ~column
+        if not bits.has_four(base | (odd_free & ~column) | (odd_free & column & _ODD_ROWS)):
+            return True
+    return False
+
+
 def no_book() -> tuple[np.ndarray, np.ndarray, int]:
     """``book_keys``, ``book_bounds`` and ``book_discs`` of a search without a book."""
     return np.zeros(0, dtype=np.int64), np.zeros((0, 2), dtype=np.int8), -1
@@ -185,6 +245,44 @@ def negamax(
             # Neither side wins with its next disc (we cannot: checked before entering; the
             # opponent cannot: ``candidates``), so the score lies within the bounds two discs on.
             low, high = score_bounds(moves + 2)
+            # A side with no line of four left free of the other's discs cannot win.
+            if high > 0 and not bits.has_four(bits.BOARD_MASK & ~(pos ^ mask)):
+                high = 0
+            if low < 0 and not bits.has_four(bits.BOARD_MASK & ~pos):
+                low = 0
+            if moves & 1 == 0:
+                if beta > -1 and high > -1:
+                    cap = _claimeven_cap(pos, mask)
+                    if cap < high:
+                        high = cap
+                if (alpha < 1 and low < 1 and bits.winning_cells(pos | candidates, mask)
+                        & _EVEN_ROWS):
+                    # After one of our moves, the odd-threat rule may hold for us.  (A threat
+                    # created by a move is one of the cells completing four with all of them.)
+                    rest = candidates
+                    while rest:
+                        cell = rest & -rest
+                        rest ^= cell
+                        if _odd_threat_wins(pos | cell, mask | cell):
+                            low = 1
+                            break
+            else:
+                if beta > -1 and high > -1 and _odd_threat_wins(pos ^ mask, mask):
+                    high = -1
+                if alpha < 1 and low < 1 and not bits.has_four(
+                        (pos ^ mask) | (bits.BOARD_MASK & ~(mask | (mask + bits.BOTTOM_ROW)) & _EVEN_ROWS)):
+                    # We are the second player: after one of our moves, the claimeven bound of the
+                    # opponent caps its score, which bounds ours from below.
+                    opp = pos ^ mask
+                    rest = candidates
+                    while rest:
+                        cell = rest & -rest
+                        rest ^= cell
+                        cap = _claimeven_cap(opp, mask | cell)
+                        if -cap > low:
+                            low = -cap
+                            if low >= 1 or low >= beta:
+                                break
             if alpha < low:
                 alpha = low
                 if alpha >= beta:

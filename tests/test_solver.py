@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from board import Board, IllegalMove
+from board import Board, IllegalMove, bits
 from solver import Solver, core, discs_to_end, outcome
 from solver.book import Book
 from tests.helpers import random_position
@@ -242,3 +242,43 @@ def test_a_line_reaching_a_booked_position_stops_there(exact: bool) -> None:
     assert plain is not None and booked is not None
     assert booked.score == plain.score
     assert booked.nodes < plain_nodes / 10 and booked.nodes <= 50
+
+
+def _quiet_position(rng: random.Random, discs: int) -> Board:
+    """A position of ``discs`` discs from random play that never takes an immediate win."""
+    while True:
+        board = Board()
+        while board.moves < discs:
+            safe = [c for c in board.legal_moves() if not board.is_winning_move(c)]
+            if not safe:
+                break
+            board = board.play(rng.choice(safe))
+        if board.moves == discs:
+            return board
+
+
+def test_parity_rules_bound_the_score_as_plain_minimax_finds_it() -> None:
+    """The claimeven cap and the odd-threat rule the solver prunes with agree with plain
+    minimax wherever they claim something: on positions where neither side wins with its next
+    disc (where the solver applies them), each rule fires at least 15 times."""
+    rng = random.Random(7)
+    fired = {"cannot win": 0, "loses": 0, "odd threat": 0}
+    while min(fired.values()) < 15:
+        board = _quiet_position(rng, rng.randint(32, 37))
+        pos, mask = board.position, board.mask
+        playable = (mask + bits.BOTTOM_ROW) & bits.BOARD_MASK
+        if (bits.winning_cells(pos, mask) | bits.winning_cells(pos ^ mask, mask)) & playable:
+            continue
+        if board.moves % 2 == 0:  # the first player to move
+            cap = core._claimeven_cap(pos, mask)
+            if cap == 0:
+                fired["cannot win"] += 1
+                assert brute(board) <= 0, board
+            elif cap == -1:
+                fired["loses"] += 1
+                assert brute(board) <= -1, board
+            else:
+                assert cap == core.MAX_SCORE
+        elif core._odd_threat_wins(pos ^ mask, mask):  # the first player has won by zugzwang
+            fired["odd threat"] += 1
+            assert brute(board) <= -1, board
