@@ -28,6 +28,7 @@ caller says how long a move may take.
 from __future__ import annotations
 
 import time
+from functools import partial
 
 from board import Board, IllegalMove, bits
 from engine.decision import Decision, ProvenScore, SearchScore
@@ -147,29 +148,20 @@ class Engine:
         if board.is_over():
             raise IllegalMove("the game is over: there is no move to choose")
         start = self.clock()
-        if self.expectimax_table is not None:
-            result = deepest(expectimax_deepening(
-                board,
-                limit.deadline,
-                clock=self.clock,
-                heuristic=self.settings.heuristic,
-                min_depth=self.settings.min_depth,
-                max_depth=limit.depth,
-                table=self.expectimax_table,
-            ))
-            return _from_search(result, self.clock() - start, self.mode)
-        if limit.depth is None:
+        if self.expectimax_table is None and limit.depth is None:
             decision = self._exact(board, start, limit.deadline)
             if decision is not None:
                 return decision
-        last = deepest(iterative_deepening(
+        deepening = (partial(expectimax_deepening, table=self.expectimax_table)
+                     if self.expectimax_table is not None
+                     else partial(iterative_deepening, table=self.table))
+        last = deepest(deepening(
             board,
             limit.deadline,
             clock=self.clock,
             heuristic=self.settings.heuristic,
             min_depth=self.settings.min_depth,
             max_depth=limit.depth,
-            table=self.table,
         ))
         return _from_search(last, self.clock() - start, self.mode)
 
