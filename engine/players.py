@@ -7,9 +7,9 @@ name them on the command line:
 - ``ours[:OPTION...]``: our engine (``build_engine``), in the configured mode unless told.
   Options, in any order, each at most once: SECONDS (a number: the time per move; default:
   the front end's ``--time``, else the configured one, handed to ``parse_spec``), a heuristic
-  name (``windows5000``, ``threats``: the search's evaluation), a mode (``course``: the
-  heuristic search alone, the assignment's algorithm; ``strongest``: book, solver, search;
-  ``search`` is another name for ``course``), ``dN`` (the search cut at depth N, 1-42;
+  name (``windows5000``, ``threats``, ``windows_tuned``, ``learned``: the search's evaluation),
+  a mode (``course``: the heuristic search alone, the assignment's algorithm; ``strongest``:
+  book, solver, search; ``search`` is another name for ``course``), ``dN`` (the search cut at depth N, 1-42;
   course mode only) and ``random-model`` (expectimax against a uniformly random opponent
   instead of alpha-beta, ``search.expectimax``; course mode only).  ``ours:0.5:threats:course``,
   ``ours:1:d8``, ``ours:strongest``, ``ours:0.5:random-model``;

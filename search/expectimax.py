@@ -264,10 +264,10 @@ def expectimax_deepening(
             column = _root_column(board, depth, hid, weights, table)
         score = round(value)
         immediate = score == WIN - (board.moves + 1)
-        exhausted = depth >= remaining
+        # A search to the end of the game is exact, but only as an expectation against the
+        # model: it proves nothing unless every line wins (or every line loses).
         yield SearchResult(column=column, score=score, depth=depth, nodes=total_nodes,
-                           seconds=clock() - start, pv=(column,),
-                           proven=is_proven(score) or exhausted)
+                           seconds=clock() - start, pv=(column,), proven=is_proven(score))
         if immediate or (depth >= min_depth and (is_proven(score) or clock() >= deadline)):
             return
 

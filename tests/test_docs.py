@@ -16,8 +16,9 @@ NAMED_FILE = re.compile(r"`((?:bench|docs|tests|solver/data)/[\w./-]+\.\w+)`")
 
 
 def slug(heading: str) -> str:
-    """A heading's anchor as GitHub makes it."""
-    text = re.sub(r"[^\w\- ]", "", heading.strip().lower())
+    """A heading's anchor as GitHub makes it: from the text as shown (a link by its text)."""
+    shown = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", heading.strip())
+    text = re.sub(r"[^\w\- ]", "", shown.lower())
     return text.replace(" ", "-")
 
 
