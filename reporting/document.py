@@ -366,9 +366,11 @@ def write(measured: Measured, out: Path) -> list[Path]:
                   f"*Score (wins + draws / 2, per game) of the row's evaluation against the"
                   f" column's, both in course mode at {measured.seconds:g} s per move, {games}"
                   f" games per pairing from random two-move openings, each opening played once"
-                  f" with each colour. {chance} Repeat with (a larger `--games` to tell"
-                  f" them apart): `python agent.py tournament --players {players} --games"
-                  f" {games} --opening-plies 2 --seed {measured.seed}`.*", ""]
+                  f" with each colour. {chance} Repeat it (a larger `--games` tells them"
+                  f" apart): `python agent.py tournament --players {players} --games"
+                  f" {games} --opening-plies 2 --seed {measured.seed}`. The full study, 98"
+                  f" games a pairing from every two-ply opening at 0.5 s per move, is"
+                  f" `python bench/heuristic_study.py` (see docs/heuristics.md).*", ""]
     (out / "report.md").write_text("\n".join(lines))
     written.append(out / "report.md")
     return written
