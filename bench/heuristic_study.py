@@ -106,7 +106,7 @@ def stage(out: Path, name: str, params: dict[str, Any], compute: Callable[[], di
     if path.exists():
         saved = json.loads(path.read_text())
         if saved.get("params") == params:
-            print(f"{name}: reusing {path.relative_to(ROOT)}", file=sys.stderr)
+            print(f"{name}: reusing {path}", file=sys.stderr)
             return dict(saved["result"])
     result = compute()
     path.write_text(json.dumps({"params": params, "result": result}, indent=1) + "\n")
@@ -187,9 +187,18 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     names = [n.strip() for n in args.heuristics.split(",") if n.strip()]
     unknown = [n for n in names if n not in HEURISTICS]
-    if unknown or len(names) < 2:
-        print(f"error: --heuristics needs two or more of {', '.join(HEURISTICS)}"
-              + (f"; unknown: {', '.join(unknown)}" if unknown else ""), file=sys.stderr)
+    problem = None
+    if unknown or len(set(names)) < 2 or len(set(names)) < len(names):
+        problem = (f"--heuristics needs two or more different ones of {', '.join(HEURISTICS)}"
+                   + (f"; unknown: {', '.join(unknown)}" if unknown else ""))
+    elif not args.time > 0 or not args.kept_time > 0:
+        problem = f"--time and --kept-time must be positive, not {args.time:g} and {args.kept_time:g}"
+    elif args.workers is not None and args.workers < 1:
+        problem = f"--workers must be at least 1, not {args.workers}"
+    elif args.positions < 1:
+        problem = f"--positions must be at least 1, not {args.positions}"
+    if problem is not None:
+        print(f"error: {problem}", file=sys.stderr)
         return 2
     args.out.mkdir(parents=True, exist_ok=True)
     study: dict[str, Any] = {"heuristics": names, "seconds": args.time,

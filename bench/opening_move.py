@@ -61,14 +61,23 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     names = [n for n in args.heuristics.split(",") if n]
     unknown = [n for n in names if n not in HEURISTICS]
+    if unknown or not names:
+        parser.error(f"--heuristics: unknown {', '.join(unknown)} (known: {', '.join(HEURISTICS)})"
+                     if unknown else "--heuristics names none")
     try:
         low, high = (int(x) for x in args.depths.split("-"))
+    except ValueError:
+        parser.error(f"--depths wants a range A-B such as 10-16, not {args.depths!r}")
+    if not 1 <= low <= high <= 42:
+        parser.error(f"--depths wants A-B with 1 <= A <= B <= 42, not {args.depths}")
+    try:
         times = [float(t) for t in args.times.split(",") if t]
     except ValueError:
-        parser.error("--depths wants A-B (e.g. 10-16) and --times numbers (e.g. 1,2)")
-    if unknown or not 1 <= low <= high <= 42 or not times or min(times) <= 0:
-        parser.error(f"unknown evaluation(s) {unknown}" if unknown
-                     else "--depths must lie in 1-42, --times be positive")
+        parser.error(f"--times wants seconds separated by commas such as 1,2, not {args.times!r}")
+    if not times or min(times) <= 0:
+        parser.error(f"--times must be positive seconds, not {args.times}")
+    if args.json is not None and not args.json.parent.is_dir():
+        parser.error(f"--json: folder {args.json.parent} does not exist")
     depths = list(range(low, high + 1))
     results = {name: first_moves(name, depths, times) for name in names}
     print("first move from the empty board (column 0-6; the centre, 3, is the only win)")

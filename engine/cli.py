@@ -7,7 +7,7 @@ import json
 
 from board import Board, IllegalMove
 from engine.decision import Decision, SearchScore, plural
-from heuristics import UnknownHeuristic, evaluate
+from heuristics import UnknownHeuristic, evaluate, heuristic_problems
 from settings import AgentSettings, UsageError, load_settings, revised
 from solver import outcome
 from timecontrol import Limit
@@ -70,6 +70,9 @@ def move_command(args: argparse.Namespace, started: float) -> int:
     loaded = load_settings(args.config)
     settings = with_mode(loaded.agent, args.mode)
     if args.heuristic is not None:
+        problems = heuristic_problems(args.heuristic, key="--heuristic")
+        if problems:
+            raise UsageError("; ".join(problems))
         settings = revised(settings, {"heuristic": args.heuristic}, names={"heuristic": "--heuristic"})
     if args.depth is not None and settings.mode != "course":
         raise UsageError("--depth is for course mode (the heuristic search alone); strongest mode"

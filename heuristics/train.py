@@ -175,14 +175,26 @@ def main(argv: list[str] | None = None) -> int:
                         help="default: heuristics/data/<heuristic>.json")
     parser.add_argument("--model", choices=("linear", "network"), default="linear",
                         help="learned only: linear (default) or a one-hidden-layer network")
-    parser.add_argument("--hidden", type=int, default=16, help="the network's hidden units")
+    parser.add_argument("--hidden", type=int, default=None,
+                        help="the network's hidden units (default 16; with --model network)")
     args = parser.parse_args(argv)
+    problem = None
     if args.model == "network" and args.heuristic != "learned":
-        print("error: --model network is for learned only", file=sys.stderr)
+        problem = "--model network is for learned only"
+    elif args.hidden is not None and args.model != "network":
+        problem = "--hidden is for --model network only"
+    elif args.hidden is not None and not 1 <= args.hidden <= MAX_HIDDEN:
+        problem = f"--hidden must be 1-{MAX_HIDDEN}, not {args.hidden}"
+    elif args.epochs < 1:
+        problem = f"--epochs must be at least 1, not {args.epochs}"
+    elif not 0 < args.holdout < 1:
+        problem = f"--holdout must lie strictly between 0 and 1, not {args.holdout:g}"
+    elif args.positions is not None and args.positions < 100:
+        problem = f"--positions must be at least 100 (or left out: all), not {args.positions}"
+    if problem is not None:
+        print(f"error: {problem}", file=sys.stderr)
         return 2
-    if not 1 <= args.hidden <= MAX_HIDDEN:
-        print(f"error: --hidden must be 1-{MAX_HIDDEN}, not {args.hidden}", file=sys.stderr)
-        return 2
+    hidden = 16 if args.hidden is None else args.hidden
     if not args.labels.exists():
         print(f"error: {args.labels} does not exist (python -m training.label makes it)",
               file=sys.stderr)
@@ -199,7 +211,7 @@ def main(argv: list[str] | None = None) -> int:
     held = np.isin(data.games, held_games)
     x, y = data.features[~held], data.result[~held]
     if args.model == "network":
-        weights = fit_network(x, y, args.epochs, args.hidden, args.seed)
+        weights = fit_network(x, y, args.epochs, hidden, args.seed)
         z_held = network_output(weights, data.features[held])
     else:
         width = LEARNED_FEATURES if args.heuristic == "learned" else TUNED_FEATURES
@@ -210,7 +222,7 @@ def main(argv: list[str] | None = None) -> int:
         "labels": str(args.labels.relative_to(ROOT) if args.labels.is_relative_to(ROOT)
                       else args.labels),
         "positions": len(rows), "seed": args.seed, "epochs": args.epochs,
-        "model": args.model, **({"hidden": args.hidden} if args.model == "network" else {}),
+        "model": args.model, **({"hidden": hidden} if args.model == "network" else {}),
         "holdout_rows": int(held.sum()),
         "holdout_cross_entropy": round(cross_entropy(z_held, y_held), 4),
         "holdout_cross_entropy_constant": round(cross_entropy(

@@ -138,6 +138,8 @@ def test_move_budget_counts_from_the_command_start(capsys: pytest.CaptureFixture
     [
         ('[agent]\nheuristic = "magic"\n', ["move", "44"],
          "agent.heuristic: unknown heuristic 'magic'; choose one of windows5000"),
+        ("", ["move", "44", "--heuristic", "magic"],
+         "--heuristic: unknown heuristic 'magic'; choose one of windows5000"),
         ("[agent]\ntable_bits = 40\n", ["move", "44"], "agent.table_bits: must be 10-27"),
         ("[solver]\ntable_bits = 3\n", ["move", "44", "--mode", "strongest"],
          "solver.table_bits: must be 24-28"),

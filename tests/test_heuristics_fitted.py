@@ -185,3 +185,23 @@ def test_a_network_scores_in_the_search_as_numpy_computes_it(tmp_path: Path) -> 
         x[block * LEARNED_FEATURES:(block + 1) * LEARNED_FEATURES] = plain_features(board)[1]
         expected = round(SCALE * float(network_output(loaded, x[None])[0]))
         assert learned(board.position, board.mask, board.moves, loaded) == expected
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["learned", "--holdout", "1.5"], "--holdout must lie strictly between 0 and 1, not 1.5"),
+    (["learned", "--holdout", "0"], "--holdout must lie strictly between 0 and 1, not 0"),
+    (["learned", "--epochs", "0"], "--epochs must be at least 1, not 0"),
+    (["learned", "--positions", "5"], "--positions must be at least 100"),
+    (["learned", "--hidden", "8"], "--hidden is for --model network only"),
+    (["learned", "--model", "network", "--hidden", "0"], "--hidden must be 1-64, not 0"),
+    (["windows_tuned", "--model", "network"], "--model network is for learned only"),
+])
+def test_training_refuses_bad_options_before_writing_anything(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, argv: list[str], message: str,
+) -> None:
+    out = tmp_path / "weights.json"
+    assert train_main([*argv, "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err == f"error: {message}\n" or (err.startswith(f"error: {message}") and
+                                           err.count("\n") == 1), err
+    assert not out.exists()
