@@ -54,10 +54,10 @@ from board import Board, IllegalMove, bits
 from board.keys import TableBits
 from board.tactics import winning_moves
 from heuristics import DEFAULT_HEURISTIC, evaluate_id, heuristic_id, heuristic_weights
-from search.iterative import FIRST_SLICE_NODES, MIN_SLICE_NODES, SearchResult
+from search.iterative import SearchResult, completed_depths
 from search.negamax import WIN, is_proven
-from timecontrol import Clock, SliceSizer
-from timecontrol.counters import ABORTED, NODE_LIMIT, NODES, UNLIMITED, new_counters, searched
+from timecontrol import Clock
+from timecontrol.counters import ABORTED, NODE_LIMIT, NODES, new_counters
 
 # The opponent models the engine knows: ``minimax`` (a best-replying opponent: alpha-beta, the
 # default) and ``random`` (a uniformly random mover: expectimax).
@@ -188,23 +188,26 @@ def root_values(board: Board, depth: int, *, heuristic: str = DEFAULT_HEURISTIC)
     """``E`` of each legal column of ``board`` (we to move) searched to ``depth`` plies in all
     (the move itself counts as one): the values the root chooses among.  For tests and
     analysis; a column that wins at once is worth ``WIN - (moves + 1)``."""
-    hid = heuristic_id(heuristic)
-    weights = heuristic_weights(heuristic)
-    table = ExpectimaxTable(bits=16)
+    return _child_values(board, depth, heuristic_id(heuristic), heuristic_weights(heuristic),
+                         ExpectimaxTable(bits=16))
+
+
+def _child_values(board: Board, depth: int, hid: int, weights: np.ndarray,
+                  table: ExpectimaxTable) -> dict[int, float]:
+    """``root_values`` with the search's own table, the columns in centre-first order."""
     out: dict[int, float] = {}
-    for col in range(bits.WIDTH):
+    for col in bits.CENTER_ORDER:
         if not board.can_play(col):
             continue
         child = board.play_unchecked(col)
         if board.is_winning_move(col):
             out[col] = float(WIN - child.moves)
-            continue
-        if child.is_full():
+        elif child.is_full():
             out[col] = 0.0
-            continue
-        out[col] = float(expectimax(child.position, child.mask, child.moves, depth - 1, False,
-                                    hid, weights, table.keys, table.values, table.depths,
-                                    new_best(), new_counters()))
+        else:
+            out[col] = float(expectimax(child.position, child.mask, child.moves, depth - 1,
+                                        False, hid, weights, table.keys, table.values,
+                                        table.depths, new_best(), new_counters()))
     return out
 
 
@@ -235,30 +238,17 @@ def expectimax_deepening(
         table = ExpectimaxTable(bits=18)
     table.claim(hid)
     best = new_best()
-    remaining = bits.CELLS - board.moves
-    last_depth = remaining if max_depth is None else min(max_depth, remaining)
     start = clock()
-    total_nodes = 0
-    slices = SliceSizer(FIRST_SLICE_NODES, MIN_SLICE_NODES)
-    for depth in range(1, last_depth + 1):
-        must_finish = depth <= min_depth
-        while True:
-            before = clock()
-            # A restart walks back through table hits: at most 8 nodes per ply of the path
-            # (the node and its siblings), so a slice of 16 per ply always gets further.
-            limit = UNLIMITED if must_finish else max(slices.next(deadline - before), 16 * depth)
-            counters = new_counters(limit)
-            best[board.moves] = -1
-            value = expectimax(board.position, board.mask, board.moves, depth, True, hid,
-                               weights, table.keys, table.values, table.depths, best, counters)
-            now = clock()
-            nodes = searched(counters)
-            total_nodes += nodes
-            slices.measured(nodes, now - before)
-            if not counters[ABORTED]:
-                break
-            if now >= deadline:
-                return
+
+    def search(depth: int, counters: np.ndarray) -> float:
+        best[board.moves] = -1
+        return float(expectimax(board.position, board.mask, board.moves, depth, True, hid,
+                                weights, table.keys, table.values, table.depths, best, counters))
+
+    # A restart walks back through table hits: at most 8 nodes per ply of the path (the node
+    # and its siblings), so a slice of 16 per ply always gets further.
+    for depth, value, total_nodes in completed_depths(board, deadline, clock, min_depth,
+                                                       max_depth, search, nodes_per_ply=16):
         column = int(best[board.moves])
         if column < 0 or not board.can_play(column):  # the root came from the table
             column = _root_column(board, depth, hid, weights, table)
@@ -274,21 +264,7 @@ def expectimax_deepening(
 
 def _root_column(board: Board, depth: int, hid: int, weights: np.ndarray,
                  table: ExpectimaxTable) -> int:
-    """The root's best column when its value came from the table: the children are there too
-    (they were searched for it), so this costs a few probes."""
-    best = new_best()
-    value = -math.inf
-    column = -1
-    for col in bits.CENTER_ORDER:
-        if not board.can_play(col):
-            continue
-        child = board.play_unchecked(col)
-        if child.moves == bits.CELLS:
-            v = 0.0
-        else:
-            v = float(expectimax(child.position, child.mask, child.moves, depth - 1, False, hid,
-                                 weights, table.keys, table.values, table.depths, best,
-                                 new_counters()))
-        if v > value:
-            value, column = v, col
-    return column
+    """The root's best column (centre-first among equals) when its value came from the table:
+    the children are there too (they were searched for it), so this costs a few probes."""
+    values = _child_values(board, depth, hid, weights, table)
+    return max(values, key=values.__getitem__)

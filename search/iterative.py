@@ -16,8 +16,10 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+
+import numpy as np
 
 from board import Board, IllegalMove, bits
 from heuristics import DEFAULT_HEURISTIC, heuristic_id, heuristic_weights
@@ -91,29 +93,16 @@ def iterative_deepening(
     table.claim((hid, tactics))
     scratch = new_scratch()
     remaining = bits.CELLS - board.moves
-    last_depth = remaining if max_depth is None else min(max_depth, remaining)
     start = clock()
-    total_nodes = 0
-    slices = SliceSizer(FIRST_SLICE_NODES, MIN_SLICE_NODES)
-    for depth in range(1, last_depth + 1):
-        must_finish = depth <= min_depth
-        while True:
-            before = clock()
-            counters = new_counters(UNLIMITED if must_finish else slices.next(deadline - before))
-            score = negamax(
-                board.position, board.mask, board.moves, depth, -INF, INF, hid, weights, tactics,
-                table.keys, table.data, scratch, counters,
-            )
-            now = clock()
-            nodes = searched(counters)
-            total_nodes += nodes
-            slices.measured(nodes, now - before)
-            if not counters[ABORTED]:
-                break
-            if now >= deadline:
-                return
+
+    def search(depth: int, counters: np.ndarray) -> float:
+        return float(negamax(board.position, board.mask, board.moves, depth, -INF, INF, hid,
+                             weights, tactics, table.keys, table.data, scratch, counters))
+
+    for depth, value, total_nodes in completed_depths(board, deadline, clock, min_depth,
+                                                       max_depth, search):
         column = int(scratch[board.moves, BEST_SLOT])
-        score = int(score)
+        score = int(value)
         exhausted = depth >= remaining
         yield SearchResult(
             column=column,
@@ -126,6 +115,48 @@ def iterative_deepening(
         )
         if depth >= min_depth and (is_proven(score) or clock() >= deadline):
             return
+
+
+def completed_depths(
+    board: Board,
+    deadline: float,
+    clock: Clock,
+    min_depth: int,
+    max_depth: int | None,
+    search: Callable[[int, np.ndarray], float],
+    *,
+    nodes_per_ply: int = 0,
+) -> Iterator[tuple[int, float, int]]:
+    """Depth 1, 2, 3, ... of a compiled search of ``board`` in node slices, for a deepening
+    driver: ``search(depth, counters)`` searches to ``depth`` within the node limit of
+    ``counters`` and returns its value (meaningless when ``counters[ABORTED]`` is set).
+
+    Yields ``(depth, value, nodes searched since the start)`` for each completed depth, up to
+    ``max_depth`` or the end of the game.  Depths up to ``min_depth`` run without a node limit;
+    a slice of a deeper one is sized by ``timecontrol.SliceSizer`` (at least ``nodes_per_ply``
+    per ply), and a slice cut off with the deadline passed ends the iteration.  Stopping
+    earlier (a proven value, the deadline after a completed depth) is the driver's choice.
+    """
+    remaining = bits.CELLS - board.moves
+    last_depth = remaining if max_depth is None else min(max_depth, remaining)
+    total_nodes = 0
+    slices = SliceSizer(FIRST_SLICE_NODES, MIN_SLICE_NODES)
+    for depth in range(1, last_depth + 1):
+        while True:
+            before = clock()
+            limit = (UNLIMITED if depth <= min_depth
+                     else max(slices.next(deadline - before), nodes_per_ply * depth))
+            counters = new_counters(limit)
+            value = search(depth, counters)
+            now = clock()
+            nodes = searched(counters)
+            total_nodes += nodes
+            slices.measured(nodes, now - before)
+            if not counters[ABORTED]:
+                break
+            if now >= deadline:
+                return
+        yield depth, value, total_nodes
 
 
 def deepest(results: Iterable[SearchResult]) -> SearchResult:

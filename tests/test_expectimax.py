@@ -8,7 +8,7 @@ import random
 import pytest
 
 import agent
-import search.expectimax as expectimax_module
+import search.iterative as iterative_module
 from board import Board, bits
 from engine import Engine
 from engine.players import parse_spec
@@ -98,8 +98,9 @@ def test_the_driver_gives_each_depth_its_value_with_one_table_and_in_small_slice
             self.now += 1.0
             return self.now
 
-    monkeypatch.setattr(expectimax_module, "MIN_SLICE_NODES", 20)
-    monkeypatch.setattr(expectimax_module, "FIRST_SLICE_NODES", 20)
+    # The slices are those of the deepening loop both searches share (search.iterative).
+    monkeypatch.setattr(iterative_module, "MIN_SLICE_NODES", 20)
+    monkeypatch.setattr(iterative_module, "FIRST_SLICE_NODES", 20)
     sliced = list(expectimax_deepening(board, float("inf"), clock=StepClock(), max_depth=4))
     assert [(r.column, r.score) for r in sliced] == [(r.column, r.score) for r in whole]
     assert sliced[-1].nodes > whole[-1].nodes  # it was restarted
