@@ -27,14 +27,17 @@ def with_mode(agent: AgentSettings, mode: str | None) -> AgentSettings:
 
 
 def opponent_model(agent: AgentSettings, model: str | None) -> str:
-    """The engine's opponent model from ``--opponent-model`` (None: ``minimax``), refused as
-    ``--depth`` is when it does not suit the mode."""
-    if model is None or model == "minimax":
+    """The engine's opponent model from ``--opponent-model`` (None: ``minimax``), refused by
+    the engine's rule (``opponent_model_problem``), naming the flag, before any game starts."""
+    if model is None:
         return "minimax"
-    if agent.mode != "course":
-        raise UsageError(f"--opponent-model {model} (expectimax) is for course mode (the heuristic"
-                         " search alone); strongest mode plays the book and the solver, which"
-                         " assume a best-replying opponent: add --mode course")
+    # Loads the compiled search, which the command builds its engine with next anyway.
+    from engine.engine import opponent_model_problem
+
+    problem = opponent_model_problem(agent.mode, model)
+    if problem is not None:
+        hint = "" if agent.mode == "course" else ": add --mode course"
+        raise UsageError(f"--opponent-model {model}: {problem}{hint}")
     return model
 
 
