@@ -34,6 +34,7 @@ import random
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from functools import partial
@@ -84,18 +85,19 @@ def play_matrix(names: list[str], seconds: float, seed: int, workers: int | None
             "records": records, "slowest_move": slowest, "minutes": summary.elapsed / 60}
 
 
-def outcome_kept(name: str, positions: int, seconds: float, seed: int, out: Path
-                 ) -> dict[str, Any]:
-    """``bench/perfect_play.py`` in course mode with evaluation ``name``."""
-    target = out / f"kept-{name}.json"
-    # Exit code 1 says that strongest mode's targets were missed: expected in course mode.
-    done = subprocess.run([sys.executable, str(ROOT / "bench" / "perfect_play.py"), "--mode",
-                           "course", "--heuristic", name, "--positions", str(positions), "--time",
-                           f"{seconds:g}", "--seed", str(seed), "--json", str(target)],
-                          stdout=subprocess.DEVNULL)
-    if done.returncode not in (0, 1):
-        raise RuntimeError(f"bench/perfect_play.py failed for {name} (exit {done.returncode})")
-    return dict(json.loads(target.read_text()))
+def outcome_kept(name: str, positions: int, seconds: float, seed: int) -> dict[str, Any]:
+    """``bench/perfect_play.py`` in course mode with evaluation ``name``: its report, which
+    ``stage`` keeps (the script's own file is only passed through)."""
+    with tempfile.TemporaryDirectory() as folder:
+        target = Path(folder) / "kept.json"
+        # Exit code 1 says that strongest mode's targets were missed: expected in course mode.
+        done = subprocess.run([sys.executable, str(ROOT / "bench" / "perfect_play.py"),
+                               "--mode", "course", "--heuristic", name, "--positions",
+                               str(positions), "--time", f"{seconds:g}", "--seed", str(seed),
+                               "--json", str(target)], stdout=subprocess.DEVNULL)
+        if done.returncode not in (0, 1):
+            raise RuntimeError(f"bench/perfect_play.py failed for {name} (exit {done.returncode})")
+        return dict(json.loads(target.read_text()))
 
 
 def stage(out: Path, name: str, params: dict[str, Any], compute: Callable[[], dict[str, Any]]
@@ -215,7 +217,7 @@ def main(argv: list[str] | None = None) -> int:
             params = {"positions": args.positions, "time": args.kept_time, "seed": args.seed}
             report = stage(args.out, f"kept-{name}", params,
                            partial(outcome_kept, name, args.positions, args.kept_time,
-                                           args.seed, args.out))
+                                           args.seed))
             study["kept"][name] = {"positions": report["positions"],
                                    "kept_share": report["kept"] / report["positions"],
                                    "by_discs": report["kept_by_discs"]}
