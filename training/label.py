@@ -2,13 +2,15 @@
 heuristics (``windows_tuned``, ``learned``) are trained on.
 
     python -m training.label [--games N] [--seed S] [--out FILE] [--seconds S]
+                             [--discs A-B] [--per-game K]
 
 Games are played at varied strengths (uniformly random, or the course search at a small fixed
 depth with some random moves mixed in, so that both balanced and lopsided positions appear);
-from each game two positions with 6 to 30 discs are kept, deduplicated up to mirror symmetry,
-and solved for their outcome from the side to move's view (1 win, 0 draw, -1 loss): by the book
-up to its complete layer, by the solver beyond.  A position the solver does not prove within
-``--seconds`` is dropped (rare from 9 discs on; said in the summary).
+from each game ``--per-game`` positions (default 2) with ``--discs`` discs (default 6-30) are
+kept, deduplicated up to mirror symmetry, and solved for their outcome from the side to move's
+view (1 win, 0 draw, -1 loss): by the book up to its complete layer, by the solver beyond.  A
+position the solver does not prove within ``--seconds`` is dropped (rare from 9 discs on; said
+in the summary).
 
 The work file (``training/data/labels.jsonl``: one ``{"game": g, "moves": "4453", "outcome":
 1}`` per line, moves 1-based as in Pons' notation) is appended to as positions are solved and
@@ -52,14 +54,16 @@ class Labelled:
     outcome: int  # for the side to move: 1 win, 0 draw, -1 loss
 
 
-def play_game(game: int, seed: int, table: TranspositionTable) -> list[int]:
-    """The 0-based columns of game ``game``: a function of ``seed`` and ``game`` only."""
+def play_game(game: int, seed: int, table: TranspositionTable,
+              max_discs: int = MAX_DISCS) -> list[int]:
+    """The 0-based columns of game ``game`` (up to ``max_discs`` of them): a function of
+    ``seed`` and ``game`` only."""
     rng = random.Random(seed * 1_000_003 + game)
     table.clear()  # what an earlier game left in it would change this game's moves
     depths = [rng.choice(STRENGTHS) for _ in range(2)]  # one strength per side
     board = Board()
     columns: list[int] = []
-    while board.moves < MAX_DISCS and not board.is_over():
+    while board.moves < max_discs and not board.is_over():
         depth, noise = depths[board.moves % 2]
         if depth == 0 or rng.random() < noise:
             col = rng.choice(board.legal_moves())
@@ -71,19 +75,21 @@ def play_game(game: int, seed: int, table: TranspositionTable) -> list[int]:
     return columns
 
 
-def sample_positions(columns: list[int], rng: random.Random) -> Iterator[Board]:
-    """Up to ``PER_GAME`` positions of the game, 6-30 discs, not over, no win at once."""
+def sample_positions(columns: list[int], rng: random.Random,
+                     discs: range = range(MIN_DISCS, MAX_DISCS + 1),
+                     per_game: int = PER_GAME) -> Iterator[Board]:
+    """Up to ``per_game`` positions of the game with a number of discs in ``discs``, not
+    over, no win at once."""
     boards = []
     board = Board()
     for col in columns:
         board = board.play_unchecked(col)
         if board.is_over():
             break
-        if MIN_DISCS <= board.moves <= MAX_DISCS and not winning_moves(board.position,
-                                                                         board.mask):
+        if board.moves in discs and not winning_moves(board.position, board.mask):
             boards.append(board)
     rng.shuffle(boards)
-    yield from boards[:PER_GAME]
+    yield from boards[:per_game]
 
 
 def read_labels(path: Path) -> tuple[list[Labelled], int]:
@@ -116,8 +122,12 @@ def _drop_torn_line(path: Path) -> None:
             f.truncate(data.rfind(b"\n") + 1)
 
 
-def label(games: int, seed: int, out: Path, seconds: float) -> tuple[int, int]:
-    """Play and label games until ``games`` are recorded in ``out``; returns (added, dropped)."""
+def label(games: int, seed: int, out: Path, seconds: float,
+          discs: range = range(MIN_DISCS, MAX_DISCS + 1),
+          per_game: int = PER_GAME) -> tuple[int, int]:
+    """Play and label games until ``games`` are recorded in ``out``, keeping up to
+    ``per_game`` positions of each with a number of discs in ``discs``; returns (added,
+    dropped)."""
     _drop_torn_line(out)
     done, last = read_labels(out)
     seen = {canonical_key(Board.from_moves(row.moves))[0] for row in done}
@@ -129,10 +139,10 @@ def label(games: int, seed: int, out: Path, seconds: float) -> tuple[int, int]:
     out.parent.mkdir(parents=True, exist_ok=True)
     with out.open("a") as work:
         for game in range(start, games):
-            columns = play_game(game, seed, table)
+            columns = play_game(game, seed, table, discs.stop - 1)
             rng = random.Random(seed * 7_919 + game)
             rows = []
-            for board in sample_positions(columns, rng):
+            for board in sample_positions(columns, rng, discs, per_game):
                 key = canonical_key(board)[0]
                 if key in seen:
                     continue
@@ -156,6 +166,19 @@ def label(games: int, seed: int, out: Path, seconds: float) -> tuple[int, int]:
     return added, dropped
 
 
+def disc_range(text: str) -> range | None:
+    """The disc counts ``A-B`` (or ``A``) names, or None when it names none that can be
+    labelled (a position to label has a move left: at most 41 discs)."""
+    low, _, high = text.partition("-")
+    try:
+        first, last = int(low), int(high or low)
+    except ValueError:
+        return None
+    if not 1 <= first <= last <= 41:
+        return None
+    return range(first, last + 1)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -164,8 +187,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=DEFAULT_LABELS)
     parser.add_argument("--seconds", type=float, default=3.0,
                         help="the solver's time per position (default 3)")
+    parser.add_argument("--discs", default=f"{MIN_DISCS}-{MAX_DISCS}", metavar="A-B",
+                        help=f"the positions' disc counts (default {MIN_DISCS}-{MAX_DISCS})")
+    parser.add_argument("--per-game", type=int, default=PER_GAME, metavar="K",
+                        help=f"positions kept per game (default {PER_GAME})")
     args = parser.parse_args(argv)
-    added, dropped = label(args.games, args.seed, args.out, args.seconds)
+    discs = disc_range(args.discs)
+    problem = None
+    if discs is None:
+        problem = f"--discs must be A-B with 1 <= A <= B <= 41, not {args.discs!r}"
+    elif args.per_game < 1:
+        problem = f"--per-game must be at least 1, not {args.per_game}"
+    elif args.seconds <= 0:
+        problem = f"--seconds must be positive, not {args.seconds:g}"
+    if problem is not None or discs is None:
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
+    added, dropped = label(args.games, args.seed, args.out, args.seconds, discs, args.per_game)
     print(f"{added} rows added to {args.out}; {dropped} positions not proven in time, dropped")
     return 0
 
