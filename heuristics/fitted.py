@@ -43,6 +43,13 @@ move that started the game (row 0) and one for the second player (row 1):
           gives the threat away)
  34       1 (the constant)
 =======  =========================================================================
+
+and after them (unless its weights file has only those 35 a row) the square features,
+``SQUARE_FEATURES`` 0/1 indicators, one per cell in each of four groups: own discs, opponent
+discs, own threat cells, opponent threat cells (slot ``b`` of a group is bit ``b`` of the
+bitboard; the column sentinels' slots are always 0).  They let the fit value a cell by where
+it is (a disc on the centre's third row, a threat low in a middle column) where the counts
+above value all cells of a row or a column alike.
 """
 
 from __future__ import annotations
@@ -54,6 +61,11 @@ from board import bits
 from heuristics.windows import DIAG_DOWN_STARTS, DIAG_UP_STARTS, HORIZONTAL_STARTS, VERTICAL_STARTS, _counts
 
 SCALE = 10_000
+# The square features (``learned`` with squares): one per bit of the board (the column
+# sentinels' stay zero) in each of four groups: own discs, opponent discs, own threat cells,
+# opponent threat cells.
+SQUARE_SLOTS = bits.H1 * bits.WIDTH
+SQUARE_FEATURES = 4 * SQUARE_SLOTS
 TUNED_FEATURES = 7
 LEARNED_FEATURES = 35
 
@@ -132,11 +144,37 @@ def learned_features(own: int, mask: int) -> tuple[int, ...]:
 
 
 @njit(cache=True, inline="always")
-def _scaled(features: tuple[int, ...], row: np.ndarray) -> int:
+def _dot(features: tuple[int, ...], row: np.ndarray) -> float:
     total = 0.0
     for i in range(len(features)):
         total += row[i] * features[i]
-    return round(SCALE * float(total))
+    return total
+
+
+@njit(cache=True, inline="always")
+def _scaled(features: tuple[int, ...], row: np.ndarray) -> int:
+    return round(SCALE * _dot(features, row))
+
+
+@njit(cache=True, inline="always")
+def _square_sum(cells: int, row: np.ndarray, offset: int) -> float:
+    """The sum of ``row[offset + b]`` over the set bits ``b`` of ``cells``."""
+    total = 0.0
+    while cells:
+        low = cells & -cells
+        total += row[offset + bits.popcount(low - 1)]
+        cells ^= low
+    return total
+
+
+@njit(cache=True, inline="always")
+def _squares(own: int, mask: int, row: np.ndarray) -> float:
+    """The square features' part of a score (their weights follow the counted features')."""
+    opp = own ^ mask
+    first = LEARNED_FEATURES
+    return (_square_sum(own, row, first) + _square_sum(opp, row, first + SQUARE_SLOTS)
+            + _square_sum(bits.winning_cells(own, mask), row, first + 2 * SQUARE_SLOTS)
+            + _square_sum(bits.winning_cells(opp, mask), row, first + 3 * SQUARE_SLOTS))
 
 
 @njit(cache=True)
@@ -146,38 +184,80 @@ def windows_tuned(own: int, mask: int, moves: int, weights: np.ndarray) -> int:
 
 
 @njit(cache=True, inline="always")
-def _network(features: tuple[int, ...], block: int, weights: np.ndarray) -> int:
-    """The network's output for ``features`` of side-to-move block ``block`` (see
-    ``learned``), scaled."""
-    hidden = weights.shape[1]
-    first = block * LEARNED_FEATURES
-    biases = 2 * LEARNED_FEATURES
+def _add_square_rows(hidden: np.ndarray, cells: int, weights: np.ndarray, offset: int) -> None:
+    """Add row ``offset + b`` of ``weights`` to ``hidden`` for each set bit ``b`` of ``cells``
+    (a square feature's first-layer weights)."""
+    while cells:
+        low = cells & -cells
+        row = offset + bits.popcount(low - 1)
+        for j in range(hidden.size):
+            hidden[j] += weights[row, j]
+        cells ^= low
+
+
+@njit(cache=True, inline="always")
+def _network(own: int, mask: int, features: tuple[int, ...], block: int,
+             weights: np.ndarray) -> int:
+    """The network's output for the position (its counted ``features`` given) of side-to-move
+    block ``block`` (see ``network_rows``), scaled."""
+    width = (weights.shape[0] - 3) // 2
+    first = block * width
+    biases = 2 * width
+    hidden = weights[biases].copy()
+    for i in range(LEARNED_FEATURES):
+        if features[i] != 0:
+            for j in range(hidden.size):
+                hidden[j] += weights[first + i, j] * features[i]
+    if width > LEARNED_FEATURES:
+        squares = first + LEARNED_FEATURES
+        opp = own ^ mask
+        _add_square_rows(hidden, own, weights, squares)
+        _add_square_rows(hidden, opp, weights, squares + SQUARE_SLOTS)
+        _add_square_rows(hidden, bits.winning_cells(own, mask), weights, squares + 2 * SQUARE_SLOTS)
+        _add_square_rows(hidden, bits.winning_cells(opp, mask), weights, squares + 3 * SQUARE_SLOTS)
     total = weights[biases + 2, 0]
-    for j in range(hidden):
-        a = weights[biases, j]
-        for i in range(LEARNED_FEATURES):
-            a += weights[first + i, j] * features[i]
-        if a > 0.0:
-            total += weights[biases + 1, j] * a
+    for j in range(hidden.size):
+        if hidden[j] > 0.0:
+            total += weights[biases + 1, j] * hidden[j]
     return round(SCALE * float(total))
 
 
 @njit(cache=True)
 def learned(own: int, mask: int, moves: int, weights: np.ndarray) -> int:
-    """The ``learned`` score, by the model ``weights`` hold (``network_rows``): one or two
-    rows of ``LEARNED_FEATURES`` weights (linear), or a network of one hidden layer."""
+    """The ``learned`` score, by the model ``weights`` hold: one or two rows of weights
+    (linear: ``LEARNED_FEATURES``, or those and ``SQUARE_FEATURES``, a row), or a network of
+    one hidden layer (``network_rows``)."""
     features = learned_features(own, mask)
     if weights.shape[0] <= 2:
-        return _scaled(features, weights[moves % weights.shape[0]])
-    return _network(features, moves % 2, weights)
+        row = weights[moves % weights.shape[0]]
+        total = _dot(features, row)
+        if row.size > LEARNED_FEATURES:
+            total += _squares(own, mask, row)
+        return round(SCALE * total)
+    return _network(own, mask, features, moves % 2, weights)
 
 
-def network_rows() -> int:
-    """Rows of a network's weights array: the first layer's weights for the features of a
-    first-player-to-move position (rows 0..F-1) and of a second-player one (F..2F-1), one
+def network_rows(squares: bool) -> int:
+    """Rows of a network's weights array over ``F`` inputs (the counted features, and with
+    ``squares`` the square features after them): the first layer's weights for the inputs of
+    a first-player-to-move position (rows 0..F-1) and of a second-player one (F..2F-1), one
     hidden unit per column; then the hidden biases; the output weights; the output bias (in
-    column 0).  Inputs are the raw feature counts (any scaling is folded into the weights)."""
-    return 2 * LEARNED_FEATURES + 3
+    column 0).  Inputs are the raw features (any scaling is folded into the weights)."""
+    return 2 * (LEARNED_FEATURES + SQUARE_FEATURES * squares) + 3
+
+
+@njit(cache=True)
+def square_rows(owns: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """The square features of many positions, one row each (for the fit)."""
+    out = np.zeros((owns.size, SQUARE_FEATURES), dtype=np.float64)
+    for i in range(owns.size):
+        own, mask = owns[i], masks[i]
+        groups = (own, own ^ mask, bits.winning_cells(own, mask),
+                  bits.winning_cells(own ^ mask, mask))
+        for g in range(4):
+            for b in range(SQUARE_SLOTS):
+                out[i, g * SQUARE_SLOTS + b] = (groups[g] >> b) & 1
+    return out
 
 
 @njit(cache=True)

@@ -1,20 +1,22 @@
 """Fit the weights of ``windows_tuned`` or ``learned`` to positions labelled by our solver.
 
-    python -m heuristics.train windows_tuned|learned [--labels FILE] [--seed S]
+    python -m heuristics.train windows_tuned|learned [--labels FILE ...] [--seed S]
         [--positions N] [--epochs E] [--holdout 0.1] [--out FILE]
-        [--model linear|network] [--hidden H]
+        [--model linear|network] [--hidden H] [--counted-only]
 
-The labels (``training/data/labels.jsonl``, made by ``python -m training.label``) give each
-position's outcome for the side to move. The fit is a logistic regression (the "Texel" fit of
-chess engines): the weights ``w`` make ``sigmoid(w . f)`` the probability-like expected result
-(1 win, 0.5 draw, 0 loss) of a position with features ``f`` (``heuristics.fitted``), by
-minimising the cross-entropy plus a small ridge term with Newton's method (one epoch = one
-Newton step over all training rows; it converges in about ten). Every position is used with
-its mirror image. ``learned`` can instead be a network (``--model network``) of one hidden
-layer of ``--hidden`` rectified units over the same features, fitted to the same loss by Adam
-on mini-batches of 512 (one epoch = one pass over the training rows, shuffled with
-``--seed``); its input scaling is folded into the first layer's weights. A share of the games
-(``--holdout``, picked with ``--seed``) is kept out of the fit; the script prints, on those,
+The labels (by default ``training/data/labels.jsonl`` and ``labels-late.jsonl``, made by
+``python -m training.label``) give each position's outcome for the side to move. The fit is a
+logistic regression (the "Texel" fit of chess engines): the weights ``w`` make ``sigmoid(w .
+f)`` the probability-like expected result (1 win, 0.5 draw, 0 loss) of a position with
+features ``f`` (``heuristics.fitted``), by minimising the cross-entropy plus a small ridge term
+with Newton's method (one epoch = one Newton step over all training rows; it converges in
+about ten). Every position is used with its mirror image. ``learned`` can instead be a network
+(``--model network``) of one hidden layer of ``--hidden`` rectified units over the same
+features, fitted to the same loss by Adam on mini-batches of 512 (one epoch = one pass over the
+training rows, shuffled with ``--seed``); its input scaling is folded into the first layer's
+weights. ``learned`` (either model) has the square features after the counted ones unless
+``--counted-only``. A share of the games (``--holdout``, picked with ``--seed``) is kept out of
+the fit; the script prints, on those,
 the cross-entropy and how often the sign of the evaluation names the winner of a decided
 position, for the fitted weights and for ``windows5000`` beside them. Only numpy is needed.
 """
@@ -30,15 +32,18 @@ from pathlib import Path
 import numpy as np
 
 from board import Board
-from heuristics.fitted import LEARNED_FEATURES, TUNED_FEATURES, feature_rows
+from heuristics.fitted import feature_rows, square_rows
 from heuristics.weights import MAX_HIDDEN, save_weights
 from heuristics.windows import windows5000
 
 ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_LABELS = ROOT / "training" / "data" / "labels.jsonl"
+DEFAULT_LABELS = (ROOT / "training" / "data" / "labels.jsonl",
+                  ROOT / "training" / "data" / "labels-late.jsonl")
+GAMES_PER_FILE = 10_000_000  # game numbers of the i-th labels file are offset by i times this
 # Rows of weights: learned has one per side (first or second player to move), tuned one.
 ROWS = {"windows_tuned": 1, "learned": 2}
 RIDGE = 1e-3
+MIN_SPREAD = 0.1
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,8 +70,11 @@ def read_rows(path: Path, limit: int | None) -> list[tuple[int, str, int]]:
     return rows
 
 
-def design(name: str, rows: list[tuple[int, str, int]]) -> Data:
-    """Each position and its mirror image as rows of features, blocked by side to move."""
+def design(name: str, rows: list[tuple[int, str, int]], squares: bool = False) -> Data:
+    """Each position and its mirror image as rows of features (with ``squares``: the square
+    features after the counted ones), in the heuristic's ``ROWS`` blocks (block ``moves %
+    ROWS``: one per side to move for ``learned``): a position's features fill its own block,
+    the others are zero."""
     boards = []
     for _, moves, _ in rows:
         boards.append(Board.from_moves(moves))
@@ -74,6 +82,8 @@ def design(name: str, rows: list[tuple[int, str, int]]) -> Data:
     owns = np.array([b.position for b in boards], dtype=np.int64)
     masks = np.array([b.mask for b in boards], dtype=np.int64)
     plain = feature_rows(owns, masks, name == "learned")
+    if squares:
+        plain = np.hstack([plain, square_rows(owns, masks)])
     blocks = ROWS[name]
     width = plain.shape[1]
     features = np.zeros((len(boards), blocks * width))
@@ -125,9 +135,14 @@ def fit_network(x: np.ndarray, y: np.ndarray, epochs: int, hidden: int, seed: in
     """A one-hidden-layer network on the cross-entropy, by Adam; returns its weights in the
     layout of ``heuristics.fitted.network_rows`` (``x``: blocked features, 2F columns)."""
     rng = np.random.default_rng(seed)
-    mean, spread = x.mean(axis=0), x.std(axis=0) + 1e-6
+    # Inputs are standardised, but a rare one (a square feature seldom set) is scaled by at
+    # most 1 / MIN_SPREAD: its weights, unfolded, must not blow up the positions of the search
+    # where it is set.  An input never set starts (and, by the ridge term, stays) at zero.
+    mean, spread = x.mean(axis=0), np.maximum(x.std(axis=0), MIN_SPREAD)
     a = (x - mean) / spread
-    params = [rng.normal(0, 1 / np.sqrt(a.shape[1]), (a.shape[1], hidden)), np.zeros(hidden),
+    first = rng.normal(0, 1 / np.sqrt(a.shape[1]), (a.shape[1], hidden))
+    first[x.std(axis=0) == 0] = 0.0
+    params = [first, np.zeros(hidden),
               rng.normal(0, 1 / np.sqrt(hidden), hidden), np.zeros(1)]
     first_moment = [np.zeros_like(p) for p in params]
     second_moment = [np.zeros_like(p) for p in params]
@@ -165,7 +180,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("heuristic", choices=sorted(ROWS))
-    parser.add_argument("--labels", type=Path, default=DEFAULT_LABELS)
+    parser.add_argument("--labels", type=Path, nargs="+", default=list(DEFAULT_LABELS),
+                        metavar="FILE", help="labels files (default: both in training/data)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--positions", type=int, default=None,
                         help="use the first N labelled positions (default: all)")
@@ -177,10 +193,14 @@ def main(argv: list[str] | None = None) -> int:
                         help="learned only: linear (default) or a one-hidden-layer network")
     parser.add_argument("--hidden", type=int, default=None,
                         help="the network's hidden units (default 16; with --model network)")
+    parser.add_argument("--counted-only", action="store_true",
+                        help="learned without the square features")
     args = parser.parse_args(argv)
     problem = None
     if args.model == "network" and args.heuristic != "learned":
         problem = "--model network is for learned only"
+    elif args.counted_only and args.heuristic != "learned":
+        problem = "--counted-only is for learned only"
     elif args.hidden is not None and args.model != "network":
         problem = "--hidden is for --model network only"
     elif args.hidden is not None and not 1 <= args.hidden <= MAX_HIDDEN:
@@ -195,16 +215,24 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {problem}", file=sys.stderr)
         return 2
     hidden = 16 if args.hidden is None else args.hidden
-    if not args.labels.exists():
-        print(f"error: {args.labels} does not exist (python -m training.label makes it)",
+    missing = [str(path) for path in args.labels if not path.exists()]
+    if missing:
+        print(f"error: {', '.join(missing)} does not exist (python -m training.label makes it)",
               file=sys.stderr)
         return 2
-    rows = read_rows(args.labels, args.positions)
+    rows: list[tuple[int, str, int]] = []
+    for i, path in enumerate(args.labels):
+        left = None if args.positions is None else args.positions - len(rows)
+        if left == 0:
+            break
+        rows += [(game + i * GAMES_PER_FILE, moves, outcome)
+                 for game, moves, outcome in read_rows(path, left)]
     if len(rows) < 100:
-        print(f"error: {args.labels} holds {len(rows)} labelled positions; at least 100 are needed",
-              file=sys.stderr)
+        print(f"error: {' '.join(map(str, args.labels))}: {len(rows)} labelled positions; at "
+              "least 100 are needed", file=sys.stderr)
         return 2
-    data = design(args.heuristic, rows)
+    squares = args.heuristic == "learned" and not args.counted_only
+    data = design(args.heuristic, rows, squares)
     games = np.unique(data.games)
     rng = np.random.default_rng(args.seed)
     held_games = rng.choice(games, size=max(1, int(len(games) * args.holdout)), replace=False)
@@ -214,15 +242,15 @@ def main(argv: list[str] | None = None) -> int:
         weights = fit_network(x, y, args.epochs, hidden, args.seed)
         z_held = network_output(weights, data.features[held])
     else:
-        width = LEARNED_FEATURES if args.heuristic == "learned" else TUNED_FEATURES
-        weights = fit(x, y, args.epochs).reshape(ROWS[args.heuristic], width)
+        weights = fit(x, y, args.epochs).reshape(ROWS[args.heuristic], -1)
         z_held = data.features[held] @ weights.reshape(-1)
     y_held = data.result[held]
     report = {
-        "labels": str(args.labels.relative_to(ROOT) if args.labels.is_relative_to(ROOT)
-                      else args.labels),
+        "labels": [str(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path)
+                   for path in args.labels],
         "positions": len(rows), "seed": args.seed, "epochs": args.epochs,
         "model": args.model, **({"hidden": hidden} if args.model == "network" else {}),
+        **({"squares": squares} if args.heuristic == "learned" else {}),
         "holdout_rows": int(held.sum()),
         "holdout_cross_entropy": round(cross_entropy(z_held, y_held), 4),
         "holdout_cross_entropy_constant": round(cross_entropy(

@@ -16,10 +16,12 @@ from typing import Any
 
 import numpy as np
 
-from heuristics.fitted import LEARNED_FEATURES, TUNED_FEATURES, network_rows
+from heuristics.fitted import LEARNED_FEATURES, SQUARE_FEATURES, TUNED_FEATURES, network_rows
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
-WIDTHS = {"windows_tuned": TUNED_FEATURES, "learned": LEARNED_FEATURES}
+# Weights per row: learned's counted features, or those and the square features.
+WIDTHS = {"windows_tuned": (TUNED_FEATURES,),
+          "learned": (LEARNED_FEATURES, LEARNED_FEATURES + SQUARE_FEATURES)}
 MAX_HIDDEN = 64  # units of a network's hidden layer (``learned`` only)
 
 
@@ -64,9 +66,10 @@ def read_weights(name: str, path: Path | None = None) -> tuple[np.ndarray, dict[
         raise WeightsError(f"{source}: the weights do not match their checksum (damaged?)")
     weights = np.array(rows, dtype=np.float64)
     if not _well_shaped(name, weights.shape):
-        network = (f", or a network of {network_rows()} rows of 1-{MAX_HIDDEN} weights"
-                   if name == "learned" else "")
-        raise WeightsError(f"{source}: {name!r} needs 1 or 2 rows of {WIDTHS[name]} weights"
+        widths = " or ".join(map(str, WIDTHS[name]))
+        network = (f", or a network of {network_rows(False)} or {network_rows(True)} rows of "
+                   f"1-{MAX_HIDDEN} weights" if name == "learned" else "")
+        raise WeightsError(f"{source}: {name!r} needs 1 or 2 rows of {widths} weights"
                            f"{network}; the file has shape {weights.shape}")
     return weights, dict(document.get("fit", {}))
 
@@ -74,9 +77,10 @@ def read_weights(name: str, path: Path | None = None) -> tuple[np.ndarray, dict[
 def _well_shaped(name: str, shape: tuple[int, ...]) -> bool:
     if len(shape) != 2:
         return False
-    if shape[0] in (1, 2) and shape[1] == WIDTHS[name]:
+    if shape[0] in (1, 2) and shape[1] in WIDTHS[name]:
         return True
-    return name == "learned" and shape[0] == network_rows() and 1 <= shape[1] <= MAX_HIDDEN
+    return (name == "learned" and shape[0] in (network_rows(False), network_rows(True))
+            and 1 <= shape[1] <= MAX_HIDDEN)
 
 
 @functools.cache

@@ -12,13 +12,21 @@ import pytest
 
 from board import Board, bits
 from heuristics import evaluate, heuristic_problems, heuristic_weights
-from heuristics.fitted import SCALE, learned_features, tuned_features
+from heuristics.fitted import (
+    LEARNED_FEATURES,
+    SCALE,
+    SQUARE_SLOTS,
+    learned_features,
+    square_rows,
+    tuned_features,
+)
 from heuristics.train import fit
 from heuristics.train import main as train_main
 from heuristics.weights import WeightsError, read_weights, save_weights
 from heuristics.windows import window_masks
 from tests.helpers import random_position
 from training.label import label, read_labels
+from training.label import main as label_main
 
 
 def _bit(col: int, row: int) -> int:
@@ -68,6 +76,19 @@ def plain_features(board: Board) -> tuple[list[int], list[int]]:
     return tuned, [*learned, 1]
 
 
+def plain_squares(board: Board) -> list[int]:
+    """The square features, cell by cell: own discs, opponent discs, own threat cells,
+    opponent threat cells, one slot per bit of the board (the sentinels' always 0)."""
+    own, mask = board.position, board.mask
+    opp = own ^ mask
+    empty = [(c, r) for c in range(bits.WIDTH) for r in range(bits.HEIGHT)
+             if not mask & _bit(c, r)]
+    groups = [own, opp,
+              sum(_bit(c, r) for c, r in empty if bits.has_four.py_func(own | _bit(c, r))),
+              sum(_bit(c, r) for c, r in empty if bits.has_four.py_func(opp | _bit(c, r)))]
+    return [(group >> slot) & 1 for group in groups for slot in range(SQUARE_SLOTS)]
+
+
 def test_the_compiled_features_are_the_plain_counts() -> None:
     rng = random.Random(12)
     for _ in range(150):
@@ -75,6 +96,8 @@ def test_the_compiled_features_are_the_plain_counts() -> None:
         tuned, learned = plain_features(board)
         assert list(tuned_features(board.position, board.mask)) == tuned, board.moves
         assert list(learned_features(board.position, board.mask)) == learned, board.moves
+        squares = square_rows(np.array([board.position]), np.array([board.mask]))[0]
+        assert list(squares) == plain_squares(board), board.moves
 
 
 @pytest.mark.parametrize("name", ["windows_tuned", "learned"])
@@ -84,9 +107,23 @@ def test_a_fitted_score_is_the_scaled_dot_product_of_its_row(name: str) -> None:
     for _ in range(50):
         board, _ = random_position(rng, 2, 30)
         tuned, learned = plain_features(board)
-        features = learned if name == "learned" else tuned
+        features = [*learned, *plain_squares(board)] if name == "learned" else tuned
         row = weights[board.moves % weights.shape[0]]
+        assert row.size == len(features)  # the shipped learned has the square features
         assert evaluate(board, name) == round(SCALE * float(np.dot(row, features)))
+
+
+def test_a_learned_without_squares_scores_by_its_counted_features(tmp_path: Path) -> None:
+    from heuristics.fitted import learned
+    path = save_weights("learned", heuristic_weights("learned")[:, :LEARNED_FEATURES], {},
+                        tmp_path / "counted.json")
+    counted, _ = read_weights("learned", path)  # 35 weights a row are accepted too
+    rng = random.Random(6)
+    for _ in range(30):
+        board, _ = random_position(rng, 2, 30)
+        row = counted[board.moves % 2]
+        expected = round(SCALE * float(np.dot(row, plain_features(board)[1])))
+        assert learned(board.position, board.mask, board.moves, counted) == expected
 
 
 @pytest.mark.parametrize("name", ["windows_tuned", "learned"])
@@ -168,23 +205,86 @@ def test_labelling_resumes_where_it_stopped_and_trains(tmp_path: Path, capsys:
     assert "at least 100" in capsys.readouterr().err and not out.exists()
 
 
-def test_a_network_scores_in_the_search_as_numpy_computes_it(tmp_path: Path) -> None:
-    from heuristics.fitted import LEARNED_FEATURES, learned
+def test_labelling_keeps_the_disc_counts_and_the_number_per_game_asked(tmp_path: Path) -> None:
+    out = tmp_path / "late.jsonl"
+    assert label_main(["--games", "15", "--seed", "3", "--discs", "20-24", "--per-game", "3",
+                       "--out", str(out)]) == 0
+    rows, last = read_labels(out)
+    assert last == 14 and len(rows) > 15
+    assert all(20 <= len(row.moves) <= 24 for row in rows)
+    per_game: dict[int, int] = {}
+    for row in rows:
+        per_game[row.game] = per_game.get(row.game, 0) + 1
+    assert max(per_game.values()) == 3
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--discs", "9-6"], "--discs must be A-B with 1 <= A <= B <= 41, not '9-6'"),
+    (["--discs", "x"], "--discs must be A-B with 1 <= A <= B <= 41, not 'x'"),
+    (["--discs", "6-42"], "--discs must be A-B with 1 <= A <= B <= 41, not '6-42'"),
+    (["--per-game", "0"], "--per-game must be at least 1, not 0"),
+    (["--seconds", "0"], "--seconds must be positive, not 0"),
+])
+def test_labelling_refuses_bad_options_before_writing_anything(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, argv: list[str], message: str,
+) -> None:
+    out = tmp_path / "labels.jsonl"
+    assert label_main([*argv, "--out", str(out)]) == 2
+    assert capsys.readouterr().err == f"error: {message}\n"
+    assert not out.exists()
+
+
+def test_training_reads_several_labels_files(tmp_path: Path) -> None:
+    data = Path(__file__).resolve().parent.parent / "training" / "data"
+    first, second = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    first.write_text("".join((data / "labels.jsonl").read_text().splitlines(True)[:150]))
+    second.write_text("".join((data / "labels-late.jsonl").read_text().splitlines(True)[:150]))
+    out = tmp_path / "learned.json"
+    assert train_main(["learned", "--labels", str(first), str(second), "--out", str(out),
+                       "--epochs", "3"]) == 0
+    weights, fit_record = read_weights("learned", out)
+    assert weights.shape == (2, LEARNED_FEATURES + 4 * SQUARE_SLOTS)
+    assert fit_record["labels"] == [str(first), str(second)] and fit_record["squares"] is True
+    # every position of both files is read (both number their games from 0)
+    assert fit_record["positions"] == sum(
+        len(read_labels(path)[0]) for path in (first, second))
+    counted = tmp_path / "counted.json"
+    assert train_main(["learned", "--labels", str(first), str(second), "--out", str(counted),
+                       "--epochs", "3", "--counted-only"]) == 0
+    assert read_weights("learned", counted)[0].shape == (2, LEARNED_FEATURES)
+
+
+@pytest.mark.parametrize("squares", [False, True])
+def test_a_network_scores_in_the_search_as_numpy_computes_it(tmp_path: Path,
+                                                              squares: bool) -> None:
+    from heuristics.fitted import learned, network_rows
     from heuristics.train import design, fit_network, network_output, read_rows
 
     rows = read_rows(Path(__file__).resolve().parent.parent / "training/data/labels.jsonl", 600)
-    data = design("learned", rows)
+    data = design("learned", rows, squares)
     weights = fit_network(data.features, data.result, epochs=2, hidden=6, seed=3)
+    assert weights.shape == (network_rows(squares), 6)
     path = save_weights("learned", weights, {}, tmp_path / "net.json")
     loaded, _ = read_weights("learned", path)  # a network's shape is accepted
     rng = random.Random(4)
     for _ in range(40):
         board, _ = random_position(rng, 2, 30)
-        x = np.zeros(2 * LEARNED_FEATURES)
+        inputs = plain_features(board)[1] + (plain_squares(board) if squares else [])
+        x = np.zeros(2 * len(inputs))
         block = board.moves % 2
-        x[block * LEARNED_FEATURES:(block + 1) * LEARNED_FEATURES] = plain_features(board)[1]
+        x[block * len(inputs):(block + 1) * len(inputs)] = inputs
         expected = round(SCALE * float(network_output(loaded, x[None])[0]))
         assert learned(board.position, board.mask, board.moves, loaded) == expected
+
+
+def test_a_network_input_never_set_in_training_gets_no_weight() -> None:
+    from heuristics.train import fit_network
+    rng = np.random.default_rng(2)
+    x = np.column_stack([rng.integers(0, 4, size=(2_000, 2)), np.zeros(2_000)]).astype(float)
+    y = (rng.random(2_000) < 1 / (1 + np.exp(-(x[:, 0] - x[:, 1])))).astype(float)
+    weights = fit_network(x, y, epochs=3, hidden=4, seed=1)
+    # column 2 is never set: had it been scaled by its spread (0), its weights would be huge
+    assert np.all(weights[2] == 0.0) and np.all(np.abs(weights[:2]) < 10)
 
 
 @pytest.mark.parametrize(("argv", "message"), [
@@ -195,6 +295,7 @@ def test_a_network_scores_in_the_search_as_numpy_computes_it(tmp_path: Path) -> 
     (["learned", "--hidden", "8"], "--hidden is for --model network only"),
     (["learned", "--model", "network", "--hidden", "0"], "--hidden must be 1-64, not 0"),
     (["windows_tuned", "--model", "network"], "--model network is for learned only"),
+    (["windows_tuned", "--counted-only"], "--counted-only is for learned only"),
 ])
 def test_training_refuses_bad_options_before_writing_anything(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, argv: list[str], message: str,
