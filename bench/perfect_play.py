@@ -1,7 +1,7 @@
 """Does the agent keep the game-theoretic outcome?  Checked against an exact referee.
 
-    python bench/perfect_play.py [--positions 300] [--discs 4-20] [--time 1.0] [--seed 1]
-                                 [--mode strongest|course] [--heuristic NAME]
+    python bench/perfect_play.py [--positions 300] [--discs 4-20] [--time 1.0 | --depth N]
+                                 [--seed 1] [--mode strongest|course] [--heuristic NAME]
                                  [--cache FILE] [--pons DIR] [--json FILE] [--config PATH]
                                  [--referee-only]
 
@@ -17,8 +17,10 @@ measures the agent; a position solved once is never solved again).
 
 Player: the engine in ``--mode`` (``strongest`` by default: book, solver, search; ``course``:
 the heuristic search alone, with ``--heuristic`` or the config's), the rest as the config sets
-it, with ``--time`` seconds per move, from cold tables (cleared before each position: a fresh
-engine, the worst case; in a game the tables are warm from the moves before).
+it, with ``--time`` seconds per move (or, with ``--depth N``, the search to depth N with no
+clock, in course mode: the same answer on any machine), from cold tables (cleared before each
+position: a fresh engine, the worst case; in a game the tables are warm from the moves
+before).
 
 In strongest mode, with ``--pons DIR`` (default: ``tests/data/pons``), a second, independent check: the
 positions of Pascal Pons' Begin sets with at most as many discs as the book's complete
@@ -166,6 +168,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--discs", default="4-20", metavar="A-B")
     # agent.py's --time type: the one rule for a time per move, refused as one usage error
     parser.add_argument("--time", type=seconds_type, default=1.0, metavar="S")
+    parser.add_argument("--depth", type=int, default=None, metavar="N",
+                        help="course mode: search to depth N, no clock (instead of --time)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--mode", choices=("strongest", "course"), default="strongest")
     parser.add_argument("--heuristic", default=None, help="the search's evaluation (default: the"
@@ -177,6 +181,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--referee-only", action="store_true",
                         help="only fill the referee's cache (the slow part), then stop")
     args = parser.parse_args(argv)
+    if args.depth is not None and (args.mode != "course" or not 1 <= args.depth <= 42):
+        parser.error("--depth takes 1-42 and is for --mode course")
     low, _, high = args.discs.partition("-")
     disc_range = range(int(low), int(high or low) + 1)
 
@@ -215,7 +221,9 @@ def main(argv: list[str] | None = None) -> int:
         if solver is not None:
             solver.table.clear()  # cold, as a fresh engine (the worst case)
         start = time.perf_counter()
-        decision = engine.choose(board, Limit.seconds(args.time))
+        limit = (Limit.seconds(args.time) if args.depth is None
+                 else Limit(float("inf"), args.depth))
+        decision = engine.choose(board, limit)
         return decision.column, decision.source, time.perf_counter() - start
 
     kept: dict[int, list[bool]] = defaultdict(list)
@@ -242,7 +250,8 @@ def main(argv: list[str] | None = None) -> int:
     small = [g for discs, v in kept.items() if discs <= SMALL_DISCS for g in v]
     pons_right = all(p["book_outcome_right"] and p["book_score_right"] and p["move_keeps"]
                      for p in pons)
-    print(f"{engine.mode} mode ({engine.settings.heuristic}) at {args.time:g} s per move, cold"
+    budget = f"{args.time:g} s" if args.depth is None else f"depth {args.depth}"
+    print(f"{engine.mode} mode ({engine.settings.heuristic}) at {budget} per move, cold"
           f" tables; book complete to {complete} discs; referee: our solver without book or"
           " deadline")
     print(f"{'discs':>5} {'positions':>9} {'kept':>6}")
@@ -265,7 +274,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         args.json.write_text(json.dumps({
             "mode": engine.mode, "heuristic": engine.settings.heuristic,
-            "time": args.time, "seed": args.seed, "discs": args.discs,
+            "time": args.time if args.depth is None else None, "depth": args.depth,
+            "seed": args.seed, "discs": args.discs,
             "book_complete_discs": complete,
             "kept_by_discs": {d: [sum(v), len(v)] for d, v in sorted(kept.items())},
             "kept": good_total, "positions": total, "sources": dict(sources),

@@ -1,10 +1,12 @@
-"""The fitted heuristics, ``windows_tuned`` and ``learned``: linear evaluations over counted
+"""The fitted heuristics, ``windows_tuned`` and ``learned``: evaluations over counted
 features, their weights fitted to our solver's outcomes by ``heuristics.train``.
 
-Both score a position as ``SCALE * (w . f)`` where ``f`` counts features of the position from
-the side to move's view and ``w`` is one row of a weights array chosen by whose turn it is
-(row ``moves % rows``): the fit makes ``w . f`` the log-odds that the side to move wins, so
-one unit of score is ``1 / SCALE`` of a logit.  The weights are arrays passed in by the caller
+A linear one scores a position as ``SCALE * (w . f)`` where ``f`` counts features of the
+position from the side to move's view and ``w`` is one row of a weights array chosen by whose
+turn it is (row ``moves % rows``): the fit makes ``w . f`` the log-odds that the side to move
+wins, so one unit of score is ``1 / SCALE`` of a logit.  ``learned`` may instead be a network
+of one hidden layer over the same features (``network_rows``; the shipped one is), whose
+output is the same log-odds.  The weights are arrays passed in by the caller
 (``heuristics.weights``), never module globals: numba freezes globals into its on-disk cache.
 
 ``windows_tuned`` counts what ``windows5000`` counts (one weights row for both sides):

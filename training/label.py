@@ -12,10 +12,13 @@ view (1 win, 0 draw, -1 loss): by the book up to its complete layer, by the solv
 position the solver does not prove within ``--seconds`` is dropped (rare from 9 discs on; said
 in the summary).
 
-The work file (``training/data/labels.jsonl``: one ``{"game": g, "moves": "4453", "outcome":
-1}`` per line, moves 1-based as in Pons' notation) is appended to as positions are solved and
-is the resume point: a run starts at the game after the last one recorded, and game ``g``'s
-moves depend only on ``--seed`` and ``g``, so an interrupted run goes on where it stopped.
+The work file (``--out``, default ``training/data/labels.jsonl``: one ``{"game": g, "moves":
+"4453", "outcome": 1}`` per line, moves 1-based as in Pons' notation) is appended to as
+positions are solved and is the resume point: a run starts at the game after the last one
+recorded, and game ``g``'s moves depend only on ``--seed`` and ``g`` (and on ``--discs``'s
+upper end, where play stops), so an interrupted run, restarted with the same options, goes on
+where it stopped.  ``training/data/labels-late.jsonl`` was made with ``--seed 2 --discs 14-32
+--per-game 4``.
 """
 
 from __future__ import annotations
