@@ -167,7 +167,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--positions", type=int, default=300)
     parser.add_argument("--discs", default="4-20", metavar="A-B")
     # agent.py's --time type: the one rule for a time per move, refused as one usage error
-    parser.add_argument("--time", type=seconds_type, default=1.0, metavar="S")
+    parser.add_argument("--time", type=seconds_type, default=None, metavar="S",
+                        help="seconds per move (default 1)")
     parser.add_argument("--depth", type=int, default=None, metavar="N",
                         help="course mode: search to depth N, no clock (instead of --time)")
     parser.add_argument("--seed", type=int, default=1)
@@ -183,6 +184,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.depth is not None and (args.mode != "course" or not 1 <= args.depth <= 42):
         parser.error("--depth takes 1-42 and is for --mode course")
+    if args.depth is not None and args.time is not None:
+        parser.error("--time and --depth exclude each other")
+    if args.time is None:
+        args.time = 1.0
     low, _, high = args.discs.partition("-")
     disc_range = range(int(low), int(high or low) + 1)
 

@@ -70,6 +70,20 @@ def read_rows(path: Path, limit: int | None) -> list[tuple[int, str, int]]:
     return rows
 
 
+def read_files(paths: list[Path], limit: int | None) -> list[tuple[int, str, int]]:
+    """The labelled positions of ``paths`` in order, at most ``limit``; the games of the i-th
+    file are renumbered ``game + i * GAMES_PER_FILE`` (each file counts its games from 0, and
+    the held-out share is drawn by game)."""
+    rows: list[tuple[int, str, int]] = []
+    for i, path in enumerate(paths):
+        left = None if limit is None else limit - len(rows)
+        if left == 0:
+            break
+        rows += [(game + i * GAMES_PER_FILE, moves, outcome)
+                 for game, moves, outcome in read_rows(path, left)]
+    return rows
+
+
 def design(name: str, rows: list[tuple[int, str, int]], squares: bool = False) -> Data:
     """Each position and its mirror image as rows of features (with ``squares``: the square
     features after the counted ones), in the heuristic's ``ROWS`` blocks (block ``moves %
@@ -220,13 +234,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {', '.join(missing)} does not exist (python -m training.label makes it)",
               file=sys.stderr)
         return 2
-    rows: list[tuple[int, str, int]] = []
-    for i, path in enumerate(args.labels):
-        left = None if args.positions is None else args.positions - len(rows)
-        if left == 0:
-            break
-        rows += [(game + i * GAMES_PER_FILE, moves, outcome)
-                 for game, moves, outcome in read_rows(path, left)]
+    rows = read_files(args.labels, args.positions)
     if len(rows) < 100:
         print(f"error: {' '.join(map(str, args.labels))}: {len(rows)} labelled positions; at "
               "least 100 are needed", file=sys.stderr)

@@ -1,9 +1,10 @@
 """The fitted heuristics' weights files (``heuristics/data/<name>.json``): written by
 ``heuristics.train``, read once per process, checked against the checksum they carry.
 
-A file holds the heuristic's name, its weights (one row per side to move, see
-``heuristics.fitted``), the SHA-256 of those weights written canonically, and how they were
-fitted (seed, data, epochs, held-out figures) so that a report can cite them.
+A file holds the heuristic's name, its weights (linear: one row, or one per side to move; or
+a network's layers, see ``heuristics.fitted``), the SHA-256 of those weights written
+canonically, and how they were fitted (seed, data, epochs, held-out figures) so that a report
+can cite them.
 """
 
 from __future__ import annotations
@@ -40,7 +41,8 @@ def checksum(weights: list[list[float]]) -> str:
 
 def save_weights(name: str, weights: np.ndarray, fit: dict[str, Any],
                  path: Path | None = None) -> Path:
-    """Write ``weights`` (rows x ``WIDTHS[name]``) with their checksum and ``fit``."""
+    """Write ``weights`` (1 or 2 rows of one of ``WIDTHS[name]``, or a network's layers) with
+    their checksum and ``fit``."""
     rows = [[float(x) for x in row] for row in np.asarray(weights, dtype=np.float64)]
     target = path or weights_path(name)
     target.parent.mkdir(parents=True, exist_ok=True)

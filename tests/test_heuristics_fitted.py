@@ -251,7 +251,8 @@ def test_labelling_keeps_the_disc_counts_and_the_number_per_game_asked(tmp_path:
     (["--discs", "x"], "--discs must be A-B with 1 <= A <= B <= 41, not 'x'"),
     (["--discs", "6-42"], "--discs must be A-B with 1 <= A <= B <= 41, not '6-42'"),
     (["--per-game", "0"], "--per-game must be at least 1, not 0"),
-    (["--seconds", "0"], "--seconds must be positive, not 0"),
+    (["--seconds", "0"], "--seconds must be a positive number, not 0"),
+    (["--seconds", "nan"], "--seconds must be a positive number, not nan"),
 ])
 def test_labelling_refuses_bad_options_before_writing_anything(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, argv: list[str], message: str,
@@ -273,9 +274,15 @@ def test_training_reads_several_labels_files(tmp_path: Path) -> None:
     weights, fit_record = read_weights("learned", out)
     assert weights.shape == (2, LEARNED_FEATURES + 4 * SQUARE_SLOTS)
     assert fit_record["labels"] == [str(first), str(second)] and fit_record["squares"] is True
-    # every position of both files is read (both number their games from 0)
     assert fit_record["positions"] == sum(
         len(read_labels(path)[0]) for path in (first, second))
+    # both files number their games from 0; read together, their games stay apart
+    from heuristics.train import read_files
+    rows = read_files([first, second], None)
+    firsts = {game for game, _, _ in rows[:len(read_labels(first)[0])]}
+    seconds = {game for game, _, _ in rows[len(read_labels(first)[0]):]}
+    assert firsts and seconds and not firsts & seconds
+    assert len(read_files([first, second], 200)) == 200
     counted = tmp_path / "counted.json"
     assert train_main(["learned", "--labels", str(first), str(second), "--out", str(counted),
                        "--epochs", "3", "--counted-only"]) == 0

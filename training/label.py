@@ -60,7 +60,7 @@ class Labelled:
 def play_game(game: int, seed: int, table: TranspositionTable,
               max_discs: int = MAX_DISCS) -> list[int]:
     """The 0-based columns of game ``game`` (up to ``max_discs`` of them): a function of
-    ``seed`` and ``game`` only."""
+    ``seed``, ``game`` and ``max_discs`` only."""
     rng = random.Random(seed * 1_000_003 + game)
     table.clear()  # what an earlier game left in it would change this game's moves
     depths = [rng.choice(STRENGTHS) for _ in range(2)]  # one strength per side
@@ -201,8 +201,8 @@ def main(argv: list[str] | None = None) -> int:
         problem = f"--discs must be A-B with 1 <= A <= B <= 41, not {args.discs!r}"
     elif args.per_game < 1:
         problem = f"--per-game must be at least 1, not {args.per_game}"
-    elif args.seconds <= 0:
-        problem = f"--seconds must be positive, not {args.seconds:g}"
+    elif not 0 < args.seconds < float("inf"):  # refuses nan too
+        problem = f"--seconds must be a positive number, not {args.seconds:g}"
     if problem is not None or discs is None:
         print(f"error: {problem}", file=sys.stderr)
         return 2
