@@ -170,13 +170,21 @@ def _square_sum(cells: int, row: np.ndarray, offset: int) -> float:
 
 
 @njit(cache=True, inline="always")
+def _square_groups(own: int, mask: int) -> tuple[int, int, int, int]:
+    """The four bitboards the square features index, in their order: own discs, opponent
+    discs, own threat cells, opponent threat cells."""
+    opp = own ^ mask
+    return own, opp, bits.winning_cells(own, mask), bits.winning_cells(opp, mask)
+
+
+@njit(cache=True, inline="always")
 def _squares(own: int, mask: int, row: np.ndarray) -> float:
     """The square features' part of a score (their weights follow the counted features')."""
-    opp = own ^ mask
-    first = LEARNED_FEATURES
-    return (_square_sum(own, row, first) + _square_sum(opp, row, first + SQUARE_SLOTS)
-            + _square_sum(bits.winning_cells(own, mask), row, first + 2 * SQUARE_SLOTS)
-            + _square_sum(bits.winning_cells(opp, mask), row, first + 3 * SQUARE_SLOTS))
+    groups = _square_groups(own, mask)
+    total = 0.0
+    for g in range(4):
+        total += _square_sum(groups[g], row, LEARNED_FEATURES + g * SQUARE_SLOTS)
+    return total
 
 
 @njit(cache=True)
@@ -211,12 +219,10 @@ def _network(own: int, mask: int, features: tuple[int, ...], block: int,
             for j in range(hidden.size):
                 hidden[j] += weights[first + i, j] * features[i]
     if width > LEARNED_FEATURES:
-        squares = first + LEARNED_FEATURES
-        opp = own ^ mask
-        _add_square_rows(hidden, own, weights, squares)
-        _add_square_rows(hidden, opp, weights, squares + SQUARE_SLOTS)
-        _add_square_rows(hidden, bits.winning_cells(own, mask), weights, squares + 2 * SQUARE_SLOTS)
-        _add_square_rows(hidden, bits.winning_cells(opp, mask), weights, squares + 3 * SQUARE_SLOTS)
+        groups = _square_groups(own, mask)
+        for g in range(4):
+            _add_square_rows(hidden, groups[g], weights,
+                             first + LEARNED_FEATURES + g * SQUARE_SLOTS)
     total = weights[biases + 2, 0]
     for j in range(hidden.size):
         if hidden[j] > 0.0:
@@ -253,9 +259,7 @@ def square_rows(owns: np.ndarray, masks: np.ndarray) -> np.ndarray:
     """The square features of many positions, one row each (for the fit)."""
     out = np.zeros((owns.size, SQUARE_FEATURES), dtype=np.float64)
     for i in range(owns.size):
-        own, mask = owns[i], masks[i]
-        groups = (own, own ^ mask, bits.winning_cells(own, mask),
-                  bits.winning_cells(own ^ mask, mask))
+        groups = _square_groups(owns[i], masks[i])
         for g in range(4):
             for b in range(SQUARE_SLOTS):
                 out[i, g * SQUARE_SLOTS + b] = (groups[g] >> b) & 1

@@ -152,10 +152,11 @@ def fit_network(x: np.ndarray, y: np.ndarray, epochs: int, hidden: int, seed: in
     # Inputs are standardised, but a rare one (a square feature seldom set) is scaled by at
     # most 1 / MIN_SPREAD: its weights, unfolded, must not blow up the positions of the search
     # where it is set.  An input never set starts (and, by the ridge term, stays) at zero.
-    mean, spread = x.mean(axis=0), np.maximum(x.std(axis=0), MIN_SPREAD)
+    std = x.std(axis=0)
+    mean, spread = x.mean(axis=0), np.maximum(std, MIN_SPREAD)
     a = (x - mean) / spread
     first = rng.normal(0, 1 / np.sqrt(a.shape[1]), (a.shape[1], hidden))
-    first[x.std(axis=0) == 0] = 0.0
+    first[std == 0] = 0.0
     params = [first, np.zeros(hidden),
               rng.normal(0, 1 / np.sqrt(hidden), hidden), np.zeros(1)]
     first_moment = [np.zeros_like(p) for p in params]
