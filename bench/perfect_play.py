@@ -49,6 +49,7 @@ sys.path.insert(0, str(ROOT))
 
 from agent import seconds as seconds_type  # noqa: E402
 from board import Board  # noqa: E402
+from board.board import disc_range, disc_range_problem  # noqa: E402
 from board.tactics import winning_moves  # noqa: E402
 from engine import Engine  # noqa: E402
 from settings import load_settings, revised  # noqa: E402
@@ -188,8 +189,9 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--time and --depth exclude each other")
     if args.time is None:
         args.time = 1.0
-    low, _, high = args.discs.partition("-")
-    disc_range = range(int(low), int(high or low) + 1)
+    disc_counts = disc_range(args.discs)
+    if disc_counts is None:
+        parser.error(disc_range_problem(args.discs))
 
     referee = Referee(args.cache)
 
@@ -199,7 +201,7 @@ def main(argv: list[str] | None = None) -> int:
     seen: set[str] = set()
     with progress(args.positions, "referee") as advance:
         while len(positions) < args.positions:
-            moves = random_position(rng.choice(disc_range), rng)
+            moves = random_position(rng.choice(disc_counts), rng)
             if moves is None or moves in seen:
                 continue
             seen.add(moves)

@@ -29,6 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from board import Board  # noqa: E402
+from board.board import disc_range, disc_range_problem  # noqa: E402
 from board.tactics import winning_moves  # noqa: E402
 from solver import Solver  # noqa: E402
 from solver.book import load_book  # noqa: E402
@@ -49,11 +50,6 @@ def random_positions(discs: int, count: int, rng: random.Random) -> list[Board]:
     return list(found.values())
 
 
-def parse_range(text: str) -> list[int]:
-    low, _, high = text.partition("-")
-    return list(range(int(low), int(high or low) + 1))
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -65,12 +61,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--book", action="store_true", help="bound the search by the book")
     parser.add_argument("--json", type=Path, default=None, metavar="FILE")
     args = parser.parse_args(argv)
+    disc_counts = disc_range(args.discs)
+    if disc_counts is None:
+        parser.error(disc_range_problem(args.discs))
     rng = random.Random(args.seed)
     solver = Solver(args.table_bits, book=load_book() if args.book else None)
     solver.solve(Board.from_moves(WARM_UP_POSITION))  # load the compiled code
     rows = []
     print(f"{'discs':>5}{'positions':>10}{'proven':>8}{'share':>8}{'mean s (proven)':>17}")
-    for discs in parse_range(args.discs):
+    for discs in disc_counts:
         times = []
         proven = 0
         positions = random_positions(discs, args.per, rng)

@@ -222,3 +222,24 @@ class Board:
 def moves_to_string(columns: Sequence[int]) -> str:
     """0-based columns as Pons' 1-based move string."""
     return "".join(str(c + 1) for c in columns)
+
+
+MAX_DISCS_TO_MOVE = bits.CELLS - 1  # a position with a move left holds at most this many discs
+
+
+def disc_range(text: str) -> range | None:
+    """The disc counts ``"A-B"`` (or ``"A"``) names, for the ``--discs`` options of the
+    scripts that sample positions with a move left; None unless ``1 <= A <= B <= 41``."""
+    low, _, high = text.partition("-")
+    try:
+        first, last = int(low), int(high or low)
+    except ValueError:
+        return None
+    if not 1 <= first <= last <= MAX_DISCS_TO_MOVE:
+        return None
+    return range(first, last + 1)
+
+
+def disc_range_problem(text: str) -> str:
+    """The one-line refusal of ``--discs text`` when ``disc_range`` names no range."""
+    return f"--discs must be A-B with 1 <= A <= B <= {MAX_DISCS_TO_MOVE}, not {text!r}"

@@ -179,3 +179,12 @@ def test_table_bits_give_a_prime_size_in_range_and_say_what_is_wrong_outside() -
     assert rule.problem(13) == "must be 10-12 (a table of 2**bits things), not 13"
     with pytest.raises(ValueError, match=r"^must be 10-12 \(a table of 2\*\*bits things\), not 9$"):
         rule.size(9)
+
+
+def test_a_discs_option_names_a_range_of_positions_with_a_move_left() -> None:
+    from board.board import disc_range, disc_range_problem
+    assert disc_range("4-20") == range(4, 21) and disc_range("7") == range(7, 8)
+    assert disc_range("41") == range(41, 42)
+    for bad in ("0-5", "9-6", "6-42", "x", ""):
+        assert disc_range(bad) is None, bad
+    assert disc_range_problem("9-6") == "--discs must be A-B with 1 <= A <= B <= 41, not '9-6'"

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from board import Board
-from board.board import moves_to_string
+from board.board import disc_range, disc_range_problem, moves_to_string
 from board.keys import canonical_key
 from board.tactics import winning_moves
 from search import TranspositionTable, deepest, iterative_deepening
@@ -169,19 +169,6 @@ def label(games: int, seed: int, out: Path, seconds: float,
     return added, dropped
 
 
-def disc_range(text: str) -> range | None:
-    """The disc counts ``A-B`` (or ``A``) names, or None when it names none that can be
-    labelled (a position to label has a move left: at most 41 discs)."""
-    low, _, high = text.partition("-")
-    try:
-        first, last = int(low), int(high or low)
-    except ValueError:
-        return None
-    if not 1 <= first <= last <= 41:
-        return None
-    return range(first, last + 1)
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -198,7 +185,7 @@ def main(argv: list[str] | None = None) -> int:
     discs = disc_range(args.discs)
     problem = None
     if discs is None:
-        problem = f"--discs must be A-B with 1 <= A <= B <= 41, not {args.discs!r}"
+        problem = disc_range_problem(args.discs)
     elif args.per_game < 1:
         problem = f"--per-game must be at least 1, not {args.per_game}"
     elif not 0 < args.seconds < float("inf"):  # refuses nan too
