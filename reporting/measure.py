@@ -28,6 +28,7 @@ from arena.results import Summary, summarize
 from arena.tournament import TournamentGame, make_plan, run_tournament
 from board import Board
 from engine.players import parse_spec
+from engine.referee import judge_move
 from settings import AgentSettings, SolverSettings, revised
 from solver.book import Book, load_book
 from solver.make_book.executors import worker_solver
@@ -127,44 +128,19 @@ def our_moves(outcomes: Sequence[TournamentGame], ours: int) -> list[tuple[str, 
     return found
 
 
-def book_outcome(board: Board, col: int, book: Book) -> int | None:
-    """The outcome for the side to move of playing ``col`` (1, 0, -1) as the book proves it,
-    or None when the book does not hold the position it leads to."""
-    # Every entry, exact or outcome only, in a complete layer or on the book's deeper paths,
-    # holds the game-theoretic value of its position; the outcome is all a judge needs.
-    entry = book.lookup(board.play_unchecked(col))
-    return None if entry is None else -entry.outcome
-
-
 def judge(moves: str, column: int, ply: int, seconds: float, table_bits: int,
           book: Book | None = None) -> Check:
-    """Whether ``column`` keeps the outcome after ``moves``: each legal move's outcome from
-    ``book`` (default: the shipped one) where it holds the position reached, else proven by
-    the solver, within ``seconds`` for all of them."""
+    """Whether ``column`` keeps the outcome after ``moves``, by the referee
+    (``engine.referee.judge_move``): each legal move's outcome from ``book`` (default: the
+    shipped one) where it holds the position reached, else proven by the solver, within
+    ``seconds`` for all of them."""
     board = Board.from_moves(moves)
-    book = book if book is not None else load_book()
-    outcomes = {}
-    # The book first, for every move: it answers at once and leaves the solver all the time.
-    for col in board.legal_moves():
-        if not board.is_winning_move(col):
-            found = book_outcome(board, col, book)
-            if found is not None:
-                outcomes[col] = found
-    booked = len(outcomes)
-    left = [col for col in board.legal_moves() if col not in outcomes]
-    if left:
-        referee = worker_solver(table_bits)
-        # The clock starts once the solver is loaded: the first position of a worker would
-        # otherwise spend its time compiling.
-        deadline = time.perf_counter() + seconds
-        for col in left:
-            outcome = referee.column_score(board, col, deadline, weak=True)
-            if outcome is None:
-                return Check(ply, None, None, booked)
-            outcomes[col] = outcome
-    best = max(outcomes.values())
-    critical = min(outcomes.values()) != best
-    return Check(ply, critical, outcomes[column] == best, booked)
+    referee = worker_solver(table_bits)
+    # The clock starts once the solver is loaded: the first position of a worker would
+    # otherwise spend its time compiling.
+    verdict = judge_move(board, column, ply, referee, book if book is not None else load_book(),
+                         time.perf_counter() + seconds)
+    return Check(ply, verdict.critical, verdict.kept, verdict.booked)
 
 
 def _judge_many(items: Sequence[tuple[str, int, int]], seconds: float,
