@@ -31,7 +31,7 @@ class ColumnView:
     ``proof`` is ``"exact"`` (``score`` on Pons' scale), ``"outcome"`` (``score`` 1, 0 or -1:
     win, draw or loss, the exact score not known), ``"estimate"`` (``score`` on the heuristic
     search's scale, nothing proven) or ``""`` for a full column; ``source`` says who found it:
-    ``book``, ``solver`` or ``heuristic``.
+    ``book``, ``solver`` or ``search`` (the heuristic search's estimate).
     """
 
     column: int  # 0-based, as the server counts
@@ -95,13 +95,34 @@ def _book_views(board: Board, book: Book) -> dict[int, ColumnView]:
     return views
 
 
+def _prove(board: Board, columns: list[int], deadline: float, solver: Solver, *,
+           weak: bool) -> dict[int, int]:
+    """What ``solver`` proves of ``columns`` before ``deadline``: each column's outcome (with
+    ``weak``) or exact score.  Each column may use an equal share of the time left, so the time
+    a quick proof leaves goes to the columns after it; the shared table lets a later column
+    profit from an earlier one's work."""
+    proven: dict[int, int] = {}
+    for i, col in enumerate(columns):
+        now = solver.clock()
+        share = now + (deadline - now) / (len(columns) - i)
+        score = solver.column_score(board, col, share, weak=weak)
+        if score is not None:
+            proven[col] = score
+    return proven
+
+
 def analyze(board: Board, seconds: float, solver: Solver, *,
             book: Book | None = None) -> tuple[list[ColumnView], int]:
-    """Every column's view of ``board`` within ``seconds``, and the nodes the solver searched.
+    """Every column's view of ``board`` within ``seconds`` of the solver's clock, and the nodes
+    the solver searched.
 
-    The book's proofs first; then, for the rest, the solver: the outcome of each column in
-    half its share of the time, then the exact score; what is still unproven at the end gets
-    a heuristic estimate from the search (``ESTIMATE_SHARE`` of the time).
+    The book's proofs first; then the solver proves the outcome of every other column (the
+    cheaper proof, so that as many columns as possible are proven), in two rounds: a column it
+    could not prove in its share of the first round gets another share of what is left, with
+    the table its first try filled.  The time left goes to the exact scores of the columns
+    whose outcome alone is known.  A column still unproven gets a heuristic estimate from the
+    search, in the last ``ESTIMATE_SHARE`` of the time.  A stopped clock
+    (``timecontrol.StoppableClock``) ends every stage at once.
     """
     from search import deepest, iterative_deepening
 
@@ -109,35 +130,30 @@ def analyze(board: Board, seconds: float, solver: Solver, *,
         raise IllegalMove("the game is over after these moves: there is nothing to analyze")
     clock = solver.clock
     start = clock()
-    deadline = start + seconds * (1 - ESTIMATE_SHARE)
+    end = start + seconds
+    proof_end = start + seconds * (1 - ESTIMATE_SHARE)
     found = _book_views(board, book) if book is not None else {}
     legal = board.legal_moves()
+    centre_first = sorted(legal, key=bits.CENTER_ORDER.index)
     nodes_before = solver.nodes
-    pending = [c for c in sorted(legal, key=bits.CENTER_ORDER.index)
-               if c not in found or not found[c].exact]
-    for i, col in enumerate(pending):
-        # Each column may use an equal share of the time left; the shared table lets a later
-        # column profit from an earlier one's work.
-        now = clock()
-        share = now + (deadline - now) / (len(pending) - i)
-        if col not in found:
-            known = solver.column_score(board, col, now + (share - now) / 2, weak=True)
-            if known is not None:
-                found[col] = ColumnView(col, True, known, "outcome", "solver")
-        exact = solver.column_score(board, col, share)
-        if exact is not None:
-            found[col] = ColumnView(col, True, exact, "exact", "solver")
-    views = [found.get(col, ColumnView(col, col in legal, None, "" if col not in legal else
-                                       "estimate", "" if col not in legal else "heuristic"))
-             for col in range(bits.WIDTH)]
+    for _ in range(2):
+        unproven = [c for c in centre_first if c not in found]
+        for col, score in _prove(board, unproven, proof_end, solver, weak=True).items():
+            found[col] = ColumnView(col, True, score, "outcome", "solver")
     unproven = [c for c in legal if c not in found]
-    estimate_end = start + seconds
+    inexact = [c for c in centre_first if c in found and not found[c].exact]
+    for col, score in _prove(board, inexact, proof_end if unproven else end, solver,
+                             weak=False).items():
+        found[col] = ColumnView(col, True, score, "exact", "solver")
+    views = [found.get(col, ColumnView(col, col in legal, None, "" if col not in legal else
+                                       "estimate", "" if col not in legal else "search"))
+             for col in range(bits.WIDTH)]
     for i, col in enumerate(unproven):
         child = board.play_unchecked(col)
         now = clock()
-        slot = max(0.0, (estimate_end - now) / (len(unproven) - i))
+        slot = max(0.0, (end - now) / (len(unproven) - i))
         result = deepest(iterative_deepening(child, now + slot, clock=clock))
-        views[col] = ColumnView(col, True, -result.score, "estimate", "heuristic")
+        views[col] = ColumnView(col, True, -result.score, "estimate", "search")
     return views, solver.nodes - nodes_before
 
 

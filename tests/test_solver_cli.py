@@ -121,7 +121,7 @@ def test_analyze_marks_unproven_columns_as_estimates(capsys: Cap, monkeypatch: p
     reply = json.loads(out)
     assert not reply["all_proven"]
     estimates = [c for c in reply["columns"] if c["proven"] is None]
-    assert estimates and all(c["source"] == "heuristic" and c["estimate"] is not None
+    assert estimates and all(c["source"] == "search" and c["estimate"] is not None
                              for c in estimates)
     assert not reply["best"]["proven"]
 
