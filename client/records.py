@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from filelock import FileLock, Timeout
 
-from course.database import connect, transaction
+from course.database import connect, connect_read_only, transaction
 from course.grid import Grid, as_grid
 from course.ids import player_key
 from settings import UsageError, mask_secret
@@ -176,18 +176,23 @@ class RecordedGame:
 class Records:
     """The record file; one connection, used from one thread."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, read_only: bool = False) -> None:
+        """Open (or create) the record at ``path``; with ``read_only``, open an existing one
+        without changing anything (the analysis board's review reads it that way)."""
         self.path = Path(path)
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            # Each change below is one transaction, committed before the caller goes on (and
-            # durable across a crash: see course.database).
-            self.conn = connect(self.path, SCHEMA)
+            if read_only:
+                self.conn = connect_read_only(self.path)
+            else:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                # Each change below is one transaction, committed before the caller goes on
+                # (and durable across a crash: see course.database).
+                self.conn = connect(self.path, SCHEMA)
         except (OSError, sqlite3.DatabaseError) as exc:
             raise RecordError(f"cannot use {self.path} as the game record: {exc}") from exc
-        self._migrate()
+        self._migrate(read_only)
 
-    def _migrate(self) -> None:
+    def _migrate(self, read_only: bool) -> None:
         """Bring a record written by an earlier version of this program up to ``VERSION``.
 
         Version 1 (no ``user_version``) had no ``moves.mode``: its moves keep a null mode (they
@@ -198,8 +203,8 @@ class Records:
             self.conn.close()
             raise RecordError(f"{self.path} was written by a newer version of this program"
                               f" (record version {version}, this one reads up to {VERSION})")
-        if version == VERSION:
-            return
+        if version == VERSION or read_only:
+            return  # an older record is read as it is (its moves have no mode)
         columns = {row[1] for row in self.conn.execute("PRAGMA table_info(moves)")}
         with self._transaction() as conn:
             if "mode" not in columns:
@@ -420,7 +425,7 @@ class Records:
             RecordedMove(
                 ply=m["ply"], side=m["side"], column=m["col"], confirmed=bool(m["confirmed"]),
                 seconds=m["seconds"], depth=m["depth"], score=m["score"], nodes=m["nodes"],
-                source=m["source"], at=m["at"], mode=m["mode"],
+                source=m["source"], at=m["at"], mode=m.get("mode", None),
             )
             for m in self.conn.execute(
                 "SELECT * FROM moves WHERE game_id = ? ORDER BY ply", (row["id"],)

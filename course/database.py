@@ -13,6 +13,7 @@ import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from urllib.parse import quote
 
 MEMORY = ":memory:"
 
@@ -34,6 +35,24 @@ def connect(path: str | Path, schema: str, *, shared: bool = False) -> sqlite3.C
         conn.close()
         raise
     conn.row_factory = sqlite3.Row
+    return conn
+
+
+def connect_read_only(path: str | Path, *, shared: bool = False) -> sqlite3.Connection:
+    """Open the existing database at ``path`` for reading only: nothing is created or changed
+    (no folder, no file, no schema), so a reader cannot damage a record another program writes.
+
+    ``shared`` as for ``connect``.  Raises ``sqlite3.DatabaseError`` (not a database, missing,
+    ...).
+    """
+    uri = f"file:{quote(str(Path(path).resolve()))}?mode=ro"
+    conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=not shared)
+    conn.row_factory = sqlite3.Row
+    try:
+        conn.execute("PRAGMA schema_version").fetchone()  # fails now if it is not a database
+    except BaseException:
+        conn.close()
+        raise
     return conn
 
 

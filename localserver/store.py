@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from board import Board
-from course.database import MEMORY, connect, transaction
+from course.database import MEMORY, connect, connect_read_only, transaction
 from course.grid import Grid, course_grid
 from course.protocol import WIN, Stats
 from settings import ConfigError
@@ -84,14 +84,19 @@ class StoredGame:
 class GameStore:
     """The games and the players' records of one database (a file path, or ``":memory:"``)."""
 
-    def __init__(self, db_path: str) -> None:
-        if db_path != MEMORY:
+    def __init__(self, db_path: str, *, read_only: bool = False) -> None:
+        """Open (or create) the database; with ``read_only``, open an existing file without
+        changing anything (the analysis board's review reads a server's games that way)."""
+        if db_path != MEMORY and not read_only:
             try:
                 Path(db_path).parent.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
                 raise ConfigError(f"cannot create the folder of {db_path}: {exc}") from exc
         try:
-            self._conn = connect(db_path, SCHEMA, shared=True)
+            if read_only:
+                self._conn = connect_read_only(db_path, shared=True)
+            else:
+                self._conn = connect(db_path, SCHEMA, shared=True)
         except (OSError, sqlite3.DatabaseError) as exc:
             raise ConfigError(f"cannot use {db_path} as the server's database: {exc}") from exc
         self._lock = threading.Lock()
@@ -189,6 +194,17 @@ class GameStore:
             " LEFT JOIN players AS p ON p.player = g.player ORDER BY g.last DESC"
         )
         return [_stats(row) for row in rows]
+
+    def games(self, limit: int | None = None) -> list[StoredGame]:
+        """Every player's games, newest first (at most ``limit``)."""
+        rows = self._query("SELECT * FROM games ORDER BY id DESC LIMIT ?",
+                           (-1 if limit is None else limit,))
+        return [_game(row) for row in rows]
+
+    def game(self, game_id: int) -> StoredGame | None:
+        """The game with this id, if there is one."""
+        rows = self._query("SELECT * FROM games WHERE id = ?", (game_id,))
+        return _game(rows[0]) if rows else None
 
     def recent(self, player: str, limit: int = 10) -> list[StoredGame]:
         """The player's latest games, newest first (a running game included)."""
