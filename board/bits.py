@@ -80,6 +80,17 @@ def has_four(pos: int) -> bool:
     return False
 
 
+def fours(pos: int) -> int:
+    """The cells of every four in a row among the discs ``pos`` (0 if there is none)."""
+    cells = 0
+    for shift in (1, 7, 6, 8):
+        pairs = pos & (pos >> shift)
+        starts = pairs & (pairs >> (2 * shift))  # the first cell of each four
+        for i in range(4):
+            cells |= starts << (i * shift)
+    return cells
+
+
 @njit(cache=True, inline="always")
 def winning_cells(pos: int, mask: int) -> int:
     """Empty cells that would complete four in a row for the discs ``pos`` (reachable or not)."""

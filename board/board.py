@@ -163,6 +163,13 @@ class Board:
         """True if the side that just moved has four in a row."""
         return bool(_has_four(self.opponent))
 
+    def four_cells(self) -> list[tuple[int, int]]:
+        """The cells of the last mover's fours in a row as ``(row, col)``, row 0 at the top as
+        in a course grid (empty unless the game was won)."""
+        cells = bits.fours(self.opponent)
+        return [(HEIGHT - 1 - row, col) for col in range(WIDTH) for row in range(HEIGHT)
+                if cells >> (col * bits.H1 + row) & 1]
+
     def is_full(self) -> bool:
         return self.moves == bits.CELLS
 
@@ -222,6 +229,49 @@ class Board:
 def moves_to_string(columns: Sequence[int]) -> str:
     """0-based columns as Pons' 1-based move string."""
     return "".join(str(c + 1) for c in columns)
+
+
+def moves_reaching(board: Board) -> str:
+    """A move string (Pons' notation) of a game that reaches ``board``, such as a position read
+    from a course grid, which has no history.
+
+    Discs are taken off the top of the columns backwards, the side that moved last first,
+    through positions where nobody has four in a row yet (only the last move may have made
+    four).  Raises ``InvalidGrid`` when no game reaches ``board``: the side to move already has
+    four, or the last mover's fours could not all have been made by its last disc.
+    """
+    if _has_four(board.position):
+        raise InvalidGrid("the side to move has four in a row already: no game goes on after a win")
+    dead_ends: set[tuple[int, int]] = set()
+
+    def back(position: Bitboard, mask: Bitboard, moves: int) -> list[int] | None:
+        if moves == 0:
+            return []
+        if (position, mask) in dead_ends:
+            return None
+        last_mover = position ^ mask
+        for col in range(WIDTH):
+            column = mask & bits.column_mask(col)
+            if not column:
+                continue
+            top = 1 << (column.bit_length() - 1)
+            if not last_mover & top:
+                continue
+            before = last_mover ^ top  # the last mover's discs before its last disc
+            if _has_four(before):
+                continue  # the game would have ended before that disc
+            path = back(before, mask ^ top, moves - 1)
+            if path is not None:
+                path.append(col)
+                return path
+        dead_ends.add((position, mask))
+        return None
+
+    path = back(board.position, board.mask, board.moves)
+    if path is None:
+        raise InvalidGrid("no game reaches this position: the fours on the board could not all"
+                          " have been made by the last disc played")
+    return moves_to_string(path)
 
 
 MAX_DISCS_TO_MOVE = bits.CELLS - 1  # a position with a move left holds at most this many discs
