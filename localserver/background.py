@@ -1,9 +1,10 @@
 """Run the local course server in a background thread: for tests, benchmarks and tools.
 
-``LocalCourseServer`` owns a ``CourseService`` and a uvicorn server on 127.0.0.1 and can be
-stopped and started again on the same port and database, which is how a restart is tested.
-It binds the listening socket itself, so port 0 (a free port) works and the URL is known
-before the first request.
+``serve_in_thread`` serves any ASGI app on a socket bound with ``bind_socket`` (the analysis
+board's tests serve the board with it).  ``LocalCourseServer`` owns a ``CourseService`` and a
+uvicorn server on 127.0.0.1 and can be stopped and started again on the same port and
+database, which is how a restart is tested.  It binds the listening socket itself, so port 0
+(a free port) works and the URL is known before the first request.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from collections.abc import Callable
 from types import TracebackType
 
 import uvicorn
+from starlette.types import ASGIApp
 
 from localserver.app import create_app
 from localserver.service import CourseService
@@ -46,6 +48,41 @@ def bind_socket(host: str, port: int) -> socket.socket:
     return sock
 
 
+class ServedApp:
+    """An ASGI app served by uvicorn on a bound socket, in a daemon thread, until ``stop``."""
+
+    def __init__(self, server: uvicorn.Server, thread: threading.Thread) -> None:
+        self._server = server
+        self._thread = thread
+
+    def stop(self) -> None:
+        self._server.should_exit = True
+        self._thread.join(START_TIMEOUT)
+
+
+def serve_in_thread(app: ASGIApp, sock: socket.socket, request_timeout: float,
+                    what: str) -> ServedApp:
+    """Serve ``app`` on ``sock`` (from ``bind_socket``) in a thread; return once it serves.
+
+    ``what`` names the server in the ``ServerStartError`` raised when it does not start.
+    uvicorn serves on ``sock`` itself and closes it when it shuts down.
+    """
+    config = uvicorn.Config(app, log_level="warning", lifespan="off", access_log=False,
+                            timeout_graceful_shutdown=2, http=guarded_protocol(request_timeout))
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]},
+                              name=f"server-{sock.getsockname()[1]}", daemon=True)
+    thread.start()
+    deadline = time.monotonic() + START_TIMEOUT
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            server.should_exit = True
+            sock.close()
+            raise ServerStartError(f"{what} did not start")
+        time.sleep(0.01)
+    return ServedApp(server, thread)
+
+
 class LocalCourseServer:
     """The real app served by uvicorn in a thread; a context manager that starts and stops it.
 
@@ -73,8 +110,7 @@ class LocalCourseServer:
         self.clock = clock
         self.service_options = {"api_key": "nyckel", **service_options}
         self.service: CourseService | None = None
-        self._server: uvicorn.Server | None = None
-        self._thread: threading.Thread | None = None
+        self._served: ServedApp | None = None
 
     @property
     def url(self) -> str:
@@ -89,36 +125,21 @@ class LocalCourseServer:
 
     def start(self) -> LocalCourseServer:
         """Start serving; a second start after ``stop`` reopens the same database and port."""
-        if self._thread is not None:
+        if self._served is not None:
             raise ServerStartError("the server is already running")
         if self.service is None:
             self.service = self._new_service()
         sock = bind_socket(self.host, self.port)
         self.port = sock.getsockname()[1]
-        config = uvicorn.Config(create_app(self.service), log_level="warning", lifespan="off",
-                                access_log=False, timeout_graceful_shutdown=2,
-                                http=guarded_protocol(self.request_timeout))
-        server = uvicorn.Server(config)
-        thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]},
-                                  name=f"course-server-{self.port}", daemon=True)
-        thread.start()
-        deadline = time.monotonic() + START_TIMEOUT
-        while not server.started:
-            if not thread.is_alive() or time.monotonic() > deadline:
-                server.should_exit = True
-                sock.close()
-                raise ServerStartError(f"the local course server did not start on {self.url}")
-            time.sleep(0.01)
-        # uvicorn serves on ``sock`` itself and closes it when it shuts down.
-        self._server, self._thread = server, thread
+        self._served = serve_in_thread(create_app(self.service), sock, self.request_timeout,
+                                       f"the local course server on {self.url}")
         return self
 
     def stop(self) -> None:
         """Stop serving and close the database (a later ``start`` opens it anew)."""
-        if self._server is not None and self._thread is not None:
-            self._server.should_exit = True
-            self._thread.join(START_TIMEOUT)
-        self._server = self._thread = None
+        if self._served is not None:
+            self._served.stop()
+        self._served = None
         if self.service is not None:
             self.service.close()
             self.service = None
@@ -138,4 +159,4 @@ class LocalCourseServer:
         self.stop()
 
 
-__all__ = ["LocalCourseServer", "ServerStartError", "bind_socket"]
+__all__ = ["LocalCourseServer", "ServedApp", "ServerStartError", "bind_socket", "serve_in_thread"]
