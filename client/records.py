@@ -421,15 +421,17 @@ class Records:
         return [self._record(row) for row in self.conn.execute(sql, params).fetchall()]
 
     def _record(self, row: sqlite3.Row) -> RecordedGame:
+        rows = self.conn.execute(
+            "SELECT * FROM moves WHERE game_id = ? ORDER BY ply", (row["id"],)).fetchall()
+        # A record of version 1, read without migrating it, has no mode column.
+        has_mode = bool(rows) and "mode" in rows[0].keys()  # noqa: SIM118 (a Row's `in` reads values)
         moves = tuple(
             RecordedMove(
                 ply=m["ply"], side=m["side"], column=m["col"], confirmed=bool(m["confirmed"]),
                 seconds=m["seconds"], depth=m["depth"], score=m["score"], nodes=m["nodes"],
-                source=m["source"], at=m["at"], mode=m.get("mode", None),
+                source=m["source"], at=m["at"], mode=m["mode"] if has_mode else None,
             )
-            for m in self.conn.execute(
-                "SELECT * FROM moves WHERE game_id = ? ORDER BY ply", (row["id"],)
-            ).fetchall()
+            for m in rows
         )
         return RecordedGame(
             id=row["id"],

@@ -180,6 +180,22 @@ def test_a_record_of_the_first_version_is_migrated_not_lost(tmp_path: Path) -> N
         assert conn.execute("PRAGMA user_version").fetchone()[0] == 2
 
 
+def test_a_record_is_read_without_being_changed_when_opened_read_only(tmp_path: Path) -> None:
+    path = tmp_path / "old.sqlite3"
+    with sqlite3.connect(path) as conn:
+        conn.executescript(VERSION_1)
+    before = path.read_bytes()
+    with Records(path, read_only=True) as records:
+        (game,) = records.games()
+        assert game.columns == [3, 2] and game.moves[0].mode is None
+        with pytest.raises(sqlite3.OperationalError, match="readonly"):
+            records.begin(ONLINE, "http://x/", IDS, "server bot")
+    assert path.read_bytes() == before  # not migrated, nothing written
+    with pytest.raises(RecordError, match="cannot use"):
+        Records(tmp_path / "missing.sqlite3", read_only=True)
+    assert not (tmp_path / "missing.sqlite3").exists()
+
+
 def test_a_record_of_a_newer_version_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "new.sqlite3"
     Records(path).close()
