@@ -11,6 +11,8 @@
     python agent.py solve < positions          # exact scores (Pons' benchmark format)
     python agent.py analyze "4453"             # per-column exact scores
     python agent.py report --out report        # measurements and figures for the report
+    python agent.py board                      # the analysis board in the browser
+    python agent.py board-image "4453" --out p.svg   # a position as a picture
 
 Each command's work lives in a ``cli`` module of its package, imported only when the command
 runs, so a quick command does not pay for loading the web server or the plotting library.  A
@@ -48,6 +50,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "solve": ("solver.cli", "solve_command"),
     "analyze": ("engine.analyze", "analyze_command"),
     "report": ("reporting.cli", "report_command"),
+    "board": ("analysisboard.cli", "board_command"),
+    "board-image": ("analysisboard.cli", "board_image_command"),
 }
 MAX_DEPTH = 42  # plies: no search needs to look further than the board holds
 # Everywhere else a column is 0-6, as the server counts; a move string is Pons' notation.
@@ -250,12 +254,31 @@ def build_parser() -> AgentParser:
     p.add_argument("--no-book", action="store_true", help="do not use the opening book")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     _add_config(p)
+
+    p = sub.add_parser("board", help="the analysis board and game review in the browser")
+    p.add_argument("--host", default=None, help="address to listen on (default 127.0.0.1)")
+    p.add_argument("--port", type=whole(0, 65535), default=None,
+                   help="port (default 8100; 0 = any free one)")
+    p.add_argument("--db", default=None, metavar="PATH",
+                   help="a local server's database whose games the review lists too")
+    p.add_argument("--no-open", action="store_true", help="do not open a browser")
+    _add_config(p)
+
+    p = sub.add_parser("board-image", help="a position as an SVG or PNG picture")
+    p.add_argument("moves", help=MOVES_HELP)
+    p.add_argument("--out", required=True, metavar="FILE", help="the picture: FILE.svg or FILE.png")
+    p.add_argument("--verdicts", action="store_true",
+                   help="write each column's proven result under the board")
+    p.add_argument("--flip", action="store_true", help="swap the players' colours")
+    p.add_argument("--time", type=seconds, default=None, metavar="SECONDS",
+                   help="time to prove the verdicts (default 2, at most 10)")
+    _add_config(p)
     return parser
 
 
 # Commands that run the compiled search or solver (and so compile it on a first run).
 COMPILING = {"move", "evaluate", "online", "local", "serve", "tournament", "play", "solve",
-             "analyze", "report"}
+             "analyze", "report", "board", "board-image"}
 
 
 def compiled_code_cached(folders: Sequence[Path] | None = None) -> bool:

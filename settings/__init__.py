@@ -20,6 +20,7 @@ from settings.loading import (
 from settings.schema import (
     MODES,
     AgentSettings,
+    BoardSettings,
     LocalServerSettings,
     RecordSettings,
     ServerSettings,
@@ -42,6 +43,7 @@ __all__ = [
     "MODES",
     "STIL_IDS_ENV",
     "AgentSettings",
+    "BoardSettings",
     "Check",
     "ConfigError",
     "LocalServerSettings",

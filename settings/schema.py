@@ -149,6 +149,19 @@ class SolverSettings(Section):
     share: Annotated[float, Field(gt=0, le=1)] = 0.5
 
 
+class BoardSettings(Section):
+    """The analysis board in the browser (``[board]``, ``agent.py board``).
+
+    ``db`` is a local server's database whose games the review lists beside the record's
+    (empty: none); ``analysts`` is how many analyses run at once, each with its own tables.
+    """
+
+    host: Text = "127.0.0.1"
+    port: Annotated[int, Field(ge=0, le=65535)] = 8100
+    db: str = ""
+    analysts: Annotated[int, Field(ge=1, le=8)] = 2
+
+
 class Settings(Section):
     """The whole of ``config.toml``."""
 
@@ -157,3 +170,4 @@ class Settings(Section):
     record: RecordSettings = RecordSettings()
     local_server: LocalServerSettings = LocalServerSettings()
     solver: SolverSettings = SolverSettings()
+    board: BoardSettings = BoardSettings()

@@ -18,7 +18,7 @@ LAYERS: list[set[str]] = [
     {"engine", "training"},
     {"course"},
     {"client", "localserver", "arena"},
-    {"reporting"},
+    {"reporting", "analysisboard"},
     {"agent"},
 ]
 LAYER = {name: index for index, names in enumerate(LAYERS) for name in names}

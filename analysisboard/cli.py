@@ -1,0 +1,123 @@
+"""``agent.py board`` (the analysis board in the browser) and ``agent.py board-image``.
+
+``board`` serves the page on 127.0.0.1 (``[board]`` in ``config.toml``; ``--host``, ``--port``
+and ``--db`` override it), prints its URL and opens the default browser unless ``--no-open``
+or there is no display.  The review lists the games of the client's record (``[record]``) and,
+given ``--db`` or ``board.db``, of a local server's database.  ``board-image`` writes the
+picture the page's "save" buttons give, for any move string.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import sys
+import threading
+import webbrowser
+from pathlib import Path
+
+from analysisboard.analysts import Analyst, Analysts
+from analysisboard.diagram import FORMATS, draw
+from analysisboard.games import GameFiles
+from analysisboard.params import MAX_SECONDS, MIN_SECONDS
+from analysisboard.verdicts import columns_part
+from board import Board, IllegalMove
+from settings import BoardSettings, Settings, UsageError, config_relative, load_settings, revised
+
+FLAGS = {"host": "--host", "port": "--port", "db": "--db"}
+DEFAULT_IMAGE_SECONDS = 2.0
+
+
+def board_settings(args: argparse.Namespace, settings: Settings) -> tuple[BoardSettings, GameFiles]:
+    """``[board]`` with the flags applied, and the game files the review reads: the record of
+    ``[record]`` (relative to the config file), the server database of ``--db`` (relative to
+    the working directory) or ``board.db`` (relative to the config file)."""
+    flags = {key: getattr(args, key) for key in FLAGS if getattr(args, key, None) is not None}
+    chosen = revised(settings.board, flags, names=FLAGS)
+    record = config_relative(settings.record.path, args.config)
+    if args.db is not None:
+        server: Path | None = Path(args.db)
+    elif chosen.db:
+        server = config_relative(chosen.db, args.config)
+    else:
+        server = None
+    if server is not None and not server.is_file():
+        where = "--db" if args.db is not None else "board.db"
+        raise UsageError(f"{where}: {server} is not a file (give a local server's database,"
+                         " such as records/local-server.sqlite3)")
+    return chosen, GameFiles(record, server)
+
+
+def has_display() -> bool:
+    """Whether a browser window can be opened: always on macOS and Windows; on other systems
+    only with an X or Wayland display (else ``webbrowser`` could start a text browser in the
+    terminal the server is running in)."""
+    if sys.platform in ("darwin", "win32"):
+        return True
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
+def board_command(args: argparse.Namespace, started: float) -> int:
+    import uvicorn
+
+    from analysisboard.app import create_app
+    from localserver.background import bind_socket
+    from localserver.slow_requests import guarded_protocol
+
+    settings = load_settings(args.config)
+    chosen, games = board_settings(args, settings)
+    try:
+        sock = bind_socket(chosen.host, chosen.port)
+    except OSError as exc:
+        raise UsageError(f"cannot listen on {chosen.host}:{chosen.port}:"
+                         f" {exc.strerror or exc}") from exc
+    host = f"[{chosen.host}]" if ":" in chosen.host else chosen.host
+    url = f"http://{host}:{sock.getsockname()[1]}/"
+    print(f"loading {chosen.analysts} analyst(s): the book, the solver and the search...",
+          file=sys.stderr, flush=True)
+    analysts = Analysts(settings, chosen.analysts)
+    print(f"analysis board on {url}  (Ctrl-C stops it)")
+    reviewed = [f"the record {games.record}"] + (
+        [f"the local server's {games.server}"] if games.server is not None else [])
+    print(f"  games to review: {' and '.join(reviewed)}")
+    sys.stdout.flush()
+    if not args.no_open and has_display():
+        threading.Timer(0.5, webbrowser.open, args=(url,)).start()
+    config = uvicorn.Config(create_app(analysts, games), log_level="warning", lifespan="off",
+                            http=guarded_protocol())
+    with contextlib.suppress(KeyboardInterrupt):
+        uvicorn.Server(config).run(sockets=[sock])
+    print("analysis board stopped")
+    return 0
+
+
+def image_format(path: Path) -> str:
+    """The picture format an ``--out`` file's name asks for."""
+    fmt = path.suffix.lower().lstrip(".")
+    if fmt not in FORMATS:
+        raise UsageError(f"--out {path}: the file name must end in .svg or .png")
+    return fmt
+
+
+def board_image_command(args: argparse.Namespace, started: float) -> int:
+    out = Path(args.out)
+    fmt = image_format(out)
+    moves = args.moves.strip()
+    board = Board.from_moves(moves)
+    if args.verdicts and board.is_over():
+        raise IllegalMove("the game is over after these moves: there are no verdicts to show")
+    seconds = DEFAULT_IMAGE_SECONDS if args.time is None else args.time
+    if not MIN_SECONDS <= seconds <= MAX_SECONDS:
+        raise UsageError(f"--time must be from {MIN_SECONDS:g} to {MAX_SECONDS:g} seconds")
+    columns = None
+    if args.verdicts:
+        columns = columns_part(Analyst(load_settings(args.config)), board, seconds)["columns"]
+    picture = draw(moves, verdicts=columns, flip=args.flip, fmt=fmt)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_bytes(picture)
+    except OSError as exc:
+        raise UsageError(f"--out {out}: cannot write it: {exc.strerror or exc}") from exc
+    print(f"wrote {out} ({len(picture)} bytes)")
+    return 0

@@ -1,0 +1,178 @@
+"""The games the review can open: the client's record, and a local server's database.
+
+Both are opened read-only for each request (nothing on disk is created or changed), and only
+these two files are ever read: a game is asked for by its source (``record`` or ``server``)
+and its id, never by a path.  Each game becomes a ``GameSummary``: its moves from the first
+disc on, which side was ours (the record's player; the server's student), and how it ended.
+Ids (a student's STIL id) are shown masked.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from analysisboard.params import BadRequest
+from client.records import STATUS_ABANDONED, STATUS_FINISHED, RecordedGame, RecordError, Records
+from localserver.store import GameStore, StoredGame
+from settings import ConfigError, mask_secret
+
+RECORD, SERVER = "record", "server"
+SOURCES = (RECORD, SERVER)
+RESULTS = ("won", "draw", "lost", "unfinished")
+LOCAL_SERVER = "local server database"
+# At most this many games are listed (newest first); filters narrow them down.
+MAX_LISTED = 500
+
+
+@dataclass(frozen=True)
+class GameSummary:
+    """A game as the review lists it; ``moves`` is Pons' move string from the first disc,
+    ``our_side`` 1 when we moved first, 2 when second (None: not known)."""
+
+    source: str
+    id: int
+    started: str  # ISO 8601, UTC
+    server: str
+    kind: str
+    player: str
+    opponent: str
+    result: str  # one of RESULTS
+    detail: str
+    moves: str
+    our_side: int | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"source": self.source, "id": self.id, "started": self.started,
+                "server": self.server, "kind": self.kind, "player": self.player,
+                "opponent": self.opponent, "result": self.result, "detail": self.detail,
+                "moves": self.moves, "plies": len(self.moves), "our_side": self.our_side}
+
+
+def _record_result(game: RecordedGame) -> tuple[str, str]:
+    if game.status == STATUS_FINISHED and game.result is not None:
+        if game.result >= 1:
+            return "won", "won"
+        if game.result > 0:
+            return "draw", "draw"
+        return "lost", "lost: impossible move" if game.result <= -10 else "lost"
+    if game.status == STATUS_ABANDONED:
+        return "lost", "abandoned (a new game was started over it)"
+    return "unfinished", f"unfinished ({game.status}{': ' + game.note if game.note else ''})"
+
+
+def _from_record(game: RecordedGame) -> GameSummary:
+    result, detail = _record_result(game)
+    moves = "".join(str(col + 1) for col in game.columns)
+    side = None if game.we_started is None else 1 if game.we_started else 2
+    return GameSummary(RECORD, game.id, game.started_at, game.server, game.kind,
+                       game.player_masked, game.opponent, result, detail, moves, side)
+
+
+SERVER_RESULTS = {"won": "won", "draw": "draw", "lost": "lost", "illegal": "lost",
+                  "timeout": "lost", "abandoned": "lost", "running": "unfinished"}
+
+
+def _from_server(game: StoredGame) -> GameSummary:
+    started = dt.datetime.fromtimestamp(game.started, dt.UTC).isoformat(timespec="milliseconds")
+    players = "+".join(mask_secret(name) for name in game.player.split("+"))
+    return GameSummary(SERVER, game.id, started, LOCAL_SERVER, "server", players, "bot",
+                       SERVER_RESULTS.get(game.outcome, "lost"), game.note or game.outcome,
+                       "".join(str(int(c) + 1) for c in game.moves),
+                       1 if game.first == "student" else 2)
+
+
+@dataclass(frozen=True)
+class GameFiles:
+    """Where the games are: the client's record (``record``), and a local server's database
+    (``server``, optional).  Neither needs to exist: a missing file has no games."""
+
+    record: Path
+    server: Path | None = None
+
+    def sources(self) -> list[str]:
+        return [RECORD] + ([SERVER] if self.server is not None else [])
+
+    def _read_record(self) -> list[RecordedGame]:
+        if not self.record.exists():
+            return []
+        try:
+            with Records(self.record, read_only=True) as records:
+                return records.games(limit=MAX_LISTED)
+        except RecordError as exc:
+            raise BadRequest(f"the game record cannot be read: {exc}.") from None
+
+    def _read_server(self) -> list[StoredGame]:
+        if self.server is None or not self.server.exists():
+            return []
+        try:
+            store = GameStore(str(self.server), read_only=True)
+        except ConfigError as exc:
+            raise BadRequest(f"the local server's database cannot be read: {exc}.") from None
+        try:
+            return store.games(limit=MAX_LISTED)
+        finally:
+            store.close()
+
+    def listing(self, source: str | None = None) -> list[GameSummary]:
+        """The games of ``source`` (None: all sources), newest first."""
+        games: list[GameSummary] = []
+        if source in (None, RECORD):
+            games += [_from_record(game) for game in self._read_record()]
+        if source in (None, SERVER):
+            games += [_from_server(game) for game in self._read_server()]
+        games.sort(key=lambda g: g.started, reverse=True)
+        return games
+
+    def game(self, source: str, game_id: int) -> GameSummary:
+        """The game ``game_id`` of ``source``; ``BadRequest`` when there is none."""
+        if source == SERVER and self.server is None:
+            raise BadRequest("no local server database was given to the board (--db).")
+        if source == RECORD and self.record.exists():
+            try:
+                with Records(self.record, read_only=True) as records:
+                    return _from_record(records.game(game_id))
+            except KeyError:
+                pass
+            except RecordError as exc:
+                raise BadRequest(f"the game record cannot be read: {exc}.") from None
+        if source == SERVER and self.server is not None and self.server.exists():
+            store = GameStore(str(self.server), read_only=True)
+            try:
+                found = store.game(game_id)
+            finally:
+                store.close()
+            if found is not None:
+                return _from_server(found)
+        raise BadRequest(f"there is no game {game_id} in the {source} games.")
+
+
+def filtered(games: list[GameSummary], *, server: str | None = None, result: str | None = None,
+             since: dt.date | None = None, until: dt.date | None = None) -> list[GameSummary]:
+    """The games played on ``server`` (its URL as recorded), with ``result``, started on a day
+    from ``since`` to ``until`` (UTC, both included)."""
+    kept = []
+    for game in games:
+        day = dt.datetime.fromisoformat(game.started).date()
+        if server is not None and game.server != server:
+            continue
+        if result is not None and game.result != result:
+            continue
+        if since is not None and day < since:
+            continue
+        if until is not None and day > until:
+            continue
+        kept.append(game)
+    return kept
+
+
+def date(text: str | None, name: str) -> dt.date | None:
+    """A day, ``YYYY-MM-DD`` (none given: None)."""
+    if text is None or text == "":
+        return None
+    try:
+        return dt.date.fromisoformat(text[:20])
+    except ValueError:
+        raise BadRequest(f"{name} must be a date written YYYY-MM-DD, not {text[:20]!r}.") from None

@@ -1,0 +1,34 @@
+"""The agent's move in a game played on the board page (``GET /api/move``).
+
+The page holds the game (its move string); the server only answers the agent's move, from the
+course-mode or the strongest-mode engine of an analyst, in the time the player chose.  An
+engine keeps its tables between the moves of a game and clears them when a game starts.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from analysisboard.analysts import Analyst
+from board import Board
+from timecontrol import Limit
+
+
+def agent_move(analyst: Analyst, board: Board, mode: str, seconds: float) -> dict[str, Any]:
+    """The agent's decision in ``board`` (not over) in ``mode``, within ``seconds``."""
+    engine = analyst.engine(mode)
+    if board.moves <= 1:
+        engine.new_game()
+    decision = engine.choose(board, Limit.seconds(seconds, clock=engine.clock))
+    return {
+        "column": decision.column,
+        "mode": decision.mode,
+        "source": decision.source,
+        "depth": decision.depth,
+        "nodes": decision.nodes,
+        "seconds": round(decision.seconds, 4),
+        "score": decision.score.value,
+        "proven": decision.proven,
+        "words": decision.score.words(board.moves),
+        "pv": list(decision.pv),
+    }
