@@ -7,8 +7,8 @@ elsewhere.  The API (docs/board.md has every field):
 - ``GET /api/position?moves=``: the board after a move string: its cells, the legal columns,
   whether the game is over and the four that won it (the page draws what this says: it has no
   game rules of its own);
-- ``GET /api/analyze?moves=&seconds=&parts=&page=``: a position's verdicts, search view and
-  evaluations (``verdicts``);
+- ``GET /api/analyze?moves=&seconds=&parts=&exact=&page=``: a position's verdicts, search view
+  and evaluations (``verdicts``);
 - ``GET /api/move?moves=&mode=&seconds=&page=``: the agent's move in a game on the page (``play``);
 - ``GET /api/state?state=``: the move string of a course server ``state`` grid;
 - ``GET /api/games?source=&server=&result=&since=&until=``: the games the review can open;
@@ -100,14 +100,15 @@ def create_app(analysts: Analysts, games: GameFiles) -> FastAPI:
 
     @app.get("/api/analyze")
     def analyze(moves: str | None = None, seconds: str | None = None, parts: str | None = None,
-                page: str | None = None) -> Response:
+                exact: str | None = None, page: str | None = None) -> Response:
         def work() -> dict[str, Any]:
             text, board = params.position(moves)
             budget = params.seconds(seconds)
             wanted = params.parts(parts, PARTS)
+            exact_scores = params.choice(exact, "exact", ("0", "1"), "1") == "1"
             page_id = params.page(page)
             with analysts.working(page_id, text, ",".join(wanted)) as analyst:
-                view = position_view(analyst, text, board, budget, wanted)
+                view = position_view(analyst, text, board, budget, wanted, exact=exact_scores)
             if "columns" in view:
                 columns_seen.put(text, view["columns"])
             return view

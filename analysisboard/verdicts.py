@@ -73,13 +73,15 @@ def column_entry(view: ColumnView, moves: int, seconds: float) -> dict[str, Any]
     }
 
 
-def columns_part(analyst: Analyst, board: Board, seconds: float) -> dict[str, Any]:
+def columns_part(analyst: Analyst, board: Board, seconds: float, *,
+                 exact: bool = True) -> dict[str, Any]:
     start = time.perf_counter()
-    views, nodes = analyze(board, seconds, analyst.solver, book=analyst.book)
+    views, nodes = analyze(board, seconds, analyst.solver, book=analyst.book, exact=exact)
     best = best_column(views)
     return {
         "columns": [column_entry(view, board.moves, seconds) for view in views],
         "all_proven": all(v.outcome is not None for v in views if v.playable),
+        "all_exact": all(v.exact for v in views if v.playable),
         "best": best.column,
         "solver_nodes": nodes,
         "columns_seconds": round(time.perf_counter() - start, 4),
@@ -113,13 +115,14 @@ def evaluations_part(board: Board) -> dict[str, Any]:
 
 
 def position_view(analyst: Analyst, moves: str, board: Board, seconds: float,
-                  parts: tuple[str, ...]) -> dict[str, Any]:
+                  parts: tuple[str, ...], *, exact: bool = True) -> dict[str, Any]:
     """The analysis of the position after ``moves`` (not over): the ``parts`` asked for, each
-    in ``seconds`` (the columns' proofs; the search)."""
+    in ``seconds`` (the columns' proofs; the search).  Without ``exact`` the columns' proofs
+    end once every outcome is proven (the time left is not spent on exact scores)."""
     view: dict[str, Any] = {"moves": moves, "to_move": 1 if board.first_player_to_move else 2,
                             "discs": board.moves, "seconds": seconds}
     if "columns" in parts:
-        view.update(columns_part(analyst, board, seconds))
+        view.update(columns_part(analyst, board, seconds, exact=exact))
     if "search" in parts:
         view["search"] = search_part(analyst, board, seconds)
     if "evaluations" in parts:

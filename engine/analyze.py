@@ -111,8 +111,8 @@ def _prove(board: Board, columns: list[int], deadline: float, solver: Solver, *,
     return proven
 
 
-def analyze(board: Board, seconds: float, solver: Solver, *,
-            book: Book | None = None) -> tuple[list[ColumnView], int]:
+def analyze(board: Board, seconds: float, solver: Solver, *, book: Book | None = None,
+            exact: bool = True) -> tuple[list[ColumnView], int]:
     """Every column's view of ``board`` within ``seconds`` of the solver's clock, and the nodes
     the solver searched.
 
@@ -120,8 +120,9 @@ def analyze(board: Board, seconds: float, solver: Solver, *,
     cheaper proof, so that as many columns as possible are proven), in two rounds: a column it
     could not prove in its share of the first round gets another share of what is left, with
     the table its first try filled.  The time left goes to the exact scores of the columns
-    whose outcome alone is known.  A column still unproven gets a heuristic estimate from the
-    search, in the last ``ESTIMATE_SHARE`` of the time.  A stopped clock
+    whose outcome alone is known (unless not ``exact``: then the analysis ends once every
+    outcome is proven).  A column still unproven gets a heuristic estimate from the search, in
+    the last ``ESTIMATE_SHARE`` of the time.  A stopped clock
     (``timecontrol.StoppableClock``) ends every stage at once.
     """
     from search import deepest, iterative_deepening
@@ -141,7 +142,7 @@ def analyze(board: Board, seconds: float, solver: Solver, *,
         for col, score in _prove(board, unproven, proof_end, solver, weak=True).items():
             found[col] = ColumnView(col, True, score, "outcome", "solver")
     unproven = [c for c in legal if c not in found]
-    inexact = [c for c in centre_first if c in found and not found[c].exact]
+    inexact = [c for c in centre_first if c in found and not found[c].exact] if exact else []
     for col, score in _prove(board, inexact, proof_end if unproven else end, solver,
                              weak=False).items():
         found[col] = ColumnView(col, True, score, "exact", "solver")

@@ -162,6 +162,15 @@ def test_search_view_and_evaluations(url: str) -> None:
     assert "columns" not in only and "search" not in only and "evaluations" in only
 
 
+def test_without_exact_the_analysis_ends_once_every_outcome_is_proven(url: str) -> None:
+    # Six discs: every column's position is in the book, some only as an outcome; proving
+    # their exact scores would take the whole budget.
+    moves = "445566"
+    quick = ok(url, "api/analyze", moves=moves, seconds=10, parts="columns", exact=0)
+    assert quick["all_proven"] and quick["columns_seconds"] < 5
+    assert {c["source"] for c in quick["columns"] if c["legal"]} == {"book"}
+
+
 # --- bad input ------------------------------------------------------------------------------
 
 BAD_REQUESTS = [
@@ -176,6 +185,7 @@ BAD_REQUESTS = [
     ("api/analyze", {"moves": "44", "seconds": "soon"}, "seconds must be a number"),
     ("api/analyze", {"moves": "44", "parts": "columns,moves"}, "parts must be"),
     ("api/analyze", {"moves": "44", "page": "a b"}, "page must be"),
+    ("api/analyze", {"moves": "44", "exact": "yes"}, "exact must be 0 or 1"),
     ("api/move", {"moves": "44", "mode": "best"}, "mode must be course or strongest"),
     ("api/move", {"moves": "1212121"}, "is already over"),
     ("api/position", {"moves": "8"}, "expected a column digit 1-7"),

@@ -231,31 +231,46 @@
       return;
     }
     const budget = seconds || state.verdictSeconds;
-    $("verdict-status").textContent = `Proving each column (up to ${budget} s)…`;
     document.body.dataset.analysis = "running";
-    const moves = state.moves;
-    const verdicts = api("/api/analyze", { moves, seconds: budget, parts: "columns,evaluations" }, "columns")
-      .then((view) => {
-        if (generation !== state.generation) return;
-        setVerdictCells(view.columns, budget);
-        drawBoard();
-        const legal = view.columns.filter((c) => c.legal);
-        const proven = legal.filter((c) => c.proven);
-        const sources = [...new Set(proven.map((c) => c.source))].join(" and ");
-        $("verdict-status").textContent = view.all_proven
-          ? `All ${legal.length} columns proven in ${view.columns_seconds} s (${sources}).`
-          : `${proven.length} of ${legal.length} columns proven in ${budget} s; the others show the search's estimate.`;
-        const best = $("verdicts").children[view.best];
-        if (best) best.classList.add("best");
-        $("eval-windows").textContent = view.evaluations.windows5000;
-        $("eval-learned").textContent =
-          `${view.evaluations.learned} (logit; win chance ${Math.round(view.evaluations.learned_win_chance * 100)} %)`;
-        document.body.dataset.verdicts = moves;
-      })
-      .catch((error) => { if (!quiet(error)) showError(error.message); });
+    // The outcomes first (the book's answer at once), then the exact lengths with the table warm.
+    const verdicts = proveColumns(generation, budget, false)
+      .then((view) => view && !view.all_exact && proveColumns(generation, budget, true));
     const search = runSearch(generation);
     await Promise.all([verdicts, search]);
     if (generation === state.generation) document.body.dataset.analysis = "done";
+  }
+
+  async function proveColumns(generation, budget, exact) {
+    const moves = state.moves;
+    $("verdict-status").textContent = exact
+      ? "Every column's outcome is shown; proving the exact lengths…"
+      : `Proving each column (up to ${budget} s)…`;
+    const parts = exact ? "columns" : "columns,evaluations";
+    let view;
+    try {
+      view = await api("/api/analyze", { moves, seconds: budget, parts, exact: exact ? 1 : 0 }, "columns");
+    } catch (error) {
+      if (!quiet(error)) showError(error.message);
+      return null;
+    }
+    if (generation !== state.generation) return null;
+    setVerdictCells(view.columns, budget);
+    drawBoard();
+    const legal = view.columns.filter((c) => c.legal);
+    const proven = legal.filter((c) => c.proven);
+    const sources = [...new Set(proven.map((c) => c.source))].join(" and ");
+    $("verdict-status").textContent = view.all_proven
+      ? `All ${legal.length} columns proven in ${view.columns_seconds} s (${sources}).`
+      : `${proven.length} of ${legal.length} columns proven in ${budget} s; the others show the search's estimate.`;
+    const best = $("verdicts").children[view.best];
+    if (best) best.classList.add("best");
+    if (view.evaluations) {
+      $("eval-windows").textContent = view.evaluations.windows5000;
+      $("eval-learned").textContent =
+        `${view.evaluations.learned} (logit; win chance ${Math.round(view.evaluations.learned_win_chance * 100)} %)`;
+    }
+    document.body.dataset.verdicts = moves;
+    return view;
   }
 
   async function runSearch(generation) {
