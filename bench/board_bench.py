@@ -12,8 +12,8 @@
    layer: 7 with a book complete to 8), from random play; median, 95th percentile, slowest.
 3. **Proof coverage at 1 s**: ``--positions`` positions from random play (the game's length
    drawn uniformly, the game not over), each analysed with ``seconds=1&exact=0`` (as the page
-   first asks): the share with every legal column's outcome proven, by disc count.  The board's tables stay warm between positions, as in
-   a session of a person using it.
+   first asks): the share with every legal column's outcome proven, by disc count.  The
+   board's tables stay warm between positions, as in a session of a person using it.
 4. **Review**: ``--games`` games of at least 40 plies (course mode at depth 6 against itself
    from random 4-move openings), each reviewed (``/api/review``, 1 s a move at most): seconds
    per review.
@@ -67,7 +67,7 @@ def moves_of(board_moves: list[int]) -> str:
 def random_position(rng: random.Random, low: int, high: int) -> str:
     while True:
         plies = rng.randint(low, high)
-        board, moves = Board(), []
+        board, moves = Board(), list[int]()
         while len(moves) < plies and not board.is_over():
             col = rng.choice(board.legal_moves())
             board = board.play(col)
@@ -110,6 +110,16 @@ def summary(values: list[float], unit: str) -> dict[str, Any]:
             "max": round(ordered[-1], 2), "mean": round(statistics.fmean(ordered), 2)}
 
 
+Query = dict[str, str | int | float]
+
+
+def analysis(session: requests.Session, url: str, moves: str) -> dict[str, Any]:
+    """The page's first request for a position: its columns' outcomes within 1 s."""
+    query: Query = {"moves": moves, "seconds": 1, "parts": "columns", "exact": 0}
+    view: dict[str, Any] = session.get(url + "api/analyze", params=query, timeout=60).json()
+    return view
+
+
 def book_verdicts(url: str, rng: random.Random, count: int) -> dict[str, Any]:
     from solver.book import load_book
 
@@ -119,9 +129,7 @@ def book_verdicts(url: str, rng: random.Random, count: int) -> dict[str, Any]:
     for _ in range(count):
         moves = random_position(rng, 0, deepest)
         start = time.perf_counter()
-        view = session.get(url + "api/analyze", params={"moves": moves, "seconds": 1,
-                                                         "parts": "columns", "exact": 0},
-                           timeout=60).json()
+        view = analysis(session, url, moves)
         times.append((time.perf_counter() - start) * 1000)
         assert view["all_proven"], moves
     return {"discs": f"0-{deepest}", **summary(times, "ms")}
@@ -132,9 +140,7 @@ def coverage(url: str, rng: random.Random, count: int) -> dict[str, Any]:
     by_discs: dict[int, list[int]] = defaultdict(lambda: [0, 0])
     for _ in range(count):
         moves = random_position(rng, 0, 41)
-        view = session.get(url + "api/analyze", params={"moves": moves, "seconds": 1,
-                                                        "parts": "columns", "exact": 0},
-                           timeout=60).json()
+        view = analysis(session, url, moves)
         by_discs[len(moves)][0] += int(view["all_proven"])
         by_discs[len(moves)][1] += 1
     bands = {}
@@ -158,7 +164,7 @@ def long_games(rng: random.Random, count: int, plies: int = 40) -> list[str]:
     engine.warm_up()
     found: list[str] = []
     while len(found) < count:
-        board, moves = Board(), []
+        board, moves = Board(), list[int]()
         engine.new_game()
         while not board.is_over():
             if len(moves) < 4:
@@ -176,8 +182,8 @@ def reviews(url: str, games: list[str]) -> dict[str, Any]:
     times, unproven = [], 0
     for moves in games:
         start = time.perf_counter()
-        review = requests.get(url + "api/review", params={"moves": moves, "side": 1, "seconds": 1},
-                              timeout=300).json()
+        query: Query = {"moves": moves, "side": 1, "seconds": 1}
+        review = requests.get(url + "api/review", params=query, timeout=300).json()
         times.append(time.perf_counter() - start)
         unproven += sum(1 for ply in review["plies"] if not ply["proven"])
     return {"games": len(games), "plies": [len(g) for g in games],
