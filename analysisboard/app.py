@@ -76,9 +76,11 @@ def create_app(analysts: Analysts, games: GameFiles) -> FastAPI:
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     columns_seen = _Columns()
 
-    def answer(work: Callable[[], Any]) -> Response:
+    def answer(work: Callable[[], dict[str, Any] | Response]) -> Response:
+        """``work``'s answer (a dict as JSON), or the error it raised as 400, 409 or 429."""
         try:
-            return JSONResponse(work())
+            result = work()
+            return result if isinstance(result, Response) else JSONResponse(result)
         except params.BadRequest as exc:
             return _error(400, str(exc))
         except Cancelled:
@@ -177,7 +179,7 @@ def create_app(analysts: Analysts, games: GameFiles) -> FastAPI:
     def diagram(moves: str | None = None, format: str | None = None,
                 verdicts: str | None = None, flip: str | None = None,
                 page: str | None = None) -> Response:
-        try:
+        def work() -> Response:
             text, board = params.position(moves, playable=False)
             fmt = params.choice(format, "format", FORMATS, "svg")
             with_verdicts = params.choice(verdicts, "verdicts", ("0", "1"), "0") == "1"
@@ -191,15 +193,11 @@ def create_app(analysts: Analysts, games: GameFiles) -> FastAPI:
                                                 ("columns",))["columns"]
                     columns_seen.put(text, columns)
             picture = draw(text, verdicts=columns, flip=flipped, fmt=fmt)
-        except params.BadRequest as exc:
-            return _error(400, str(exc))
-        except Cancelled:
-            return _error(409, "cancelled: a newer request from the same page replaced it.")
-        except Busy:
-            return _error(429, "every analyst of the board is busy; try again in a moment.")
-        name = f"connect4-{text or 'start'}.{fmt}"
-        return Response(picture, media_type="image/svg+xml" if fmt == "svg" else "image/png",
-                        headers={"Content-Disposition": f'inline; filename="{name}"'})
+            name = f"connect4-{text or 'start'}.{fmt}"
+            return Response(picture, media_type="image/svg+xml" if fmt == "svg" else "image/png",
+                            headers={"Content-Disposition": f'inline; filename="{name}"'})
+
+        return answer(work)
 
     return app
 

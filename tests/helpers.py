@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import signal
+import subprocess
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -60,6 +61,16 @@ def default_ctrl_c() -> None:
     that; Python then keeps it ignored, and a test sending SIGINT would wait for nothing.
     """
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def interrupt(process: subprocess.Popen[str], timeout: float = 30) -> int:
+    """Send Ctrl-C (SIGINT) to ``process`` and return its exit code (killed if it hangs)."""
+    process.send_signal(signal.SIGINT)
+    try:
+        return process.wait(timeout)
+    finally:
+        if process.poll() is None:
+            process.kill()
 
 
 def course_client(url: str, stil_ids: Sequence[str], api_key: str) -> HttpCourseServer:

@@ -4,7 +4,6 @@ written to disk, and every user mistake as one error line."""
 from __future__ import annotations
 
 import os
-import signal
 import socket
 import subprocess
 import sys
@@ -14,7 +13,7 @@ import pytest
 import requests
 
 import agent
-from tests.helpers import default_ctrl_c
+from tests.helpers import default_ctrl_c, interrupt
 from tests.test_localserver_cli import _lines
 
 REPO = Path(__file__).resolve().parent.parent
@@ -90,11 +89,6 @@ def test_board_serves_the_page_until_ctrl_c(tmp_path: Path) -> None:
         assert position["to_move"] == 1 and position["legal"] == list(range(7))
         assert requests.get(url + "api/games", timeout=30).json()["games"] == []
     finally:
-        process.send_signal(signal.SIGINT)
-        try:
-            code = process.wait(30)
-        finally:
-            if process.poll() is None:
-                process.kill()
+        code = interrupt(process)
     assert code == 0
     assert not (tmp_path / "mine.sqlite3").exists()  # the review only reads

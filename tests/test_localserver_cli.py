@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import queue
-import signal
 import socket
 import subprocess
 import sys
@@ -18,7 +17,7 @@ import requests
 import agent
 from localserver.cli import FLAGS, serve_settings
 from localserver.variants import VARIANTS
-from tests.helpers import default_ctrl_c
+from tests.helpers import default_ctrl_c, interrupt
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -176,11 +175,6 @@ def test_serve_runs_a_server_with_the_configured_settings(tmp_path: Path) -> Non
         form["api_key"] = "nyckel"  # the config's key replaced the default
         assert requests.post(url + "move", data=form, timeout=30).json()["status"] is False
     finally:
-        process.send_signal(signal.SIGINT)
-        try:
-            code = process.wait(30)
-        finally:
-            if process.poll() is None:
-                process.kill()
+        code = interrupt(process)
     assert code == 0
     assert db.exists()

@@ -150,7 +150,8 @@
         cell.dataset.outcome = entry.outcome || "unproven";
         if (entry.outcome) {
           cell.classList.add(entry.outcome);
-          const rest = entry.words.replace(/^(win|draw|loss)[:\s]*/, "");
+          // The length in a second line when it is proven ("in 7 of your moves").
+          const rest = entry.score === null ? "" : entry.words.replace(/^(win|draw|loss)[:\s]*/, "");
           cell.innerHTML = `<b>${entry.outcome}</b>${escapeHtml(rest)}`;
           const score = entry.score === null ? "not proven" : (entry.score > 0 ? `+${entry.score}` : entry.score);
           cell.title = `Pons' score ${score} (${entry.source}); ${entry.words}`;
@@ -259,9 +260,11 @@
     const legal = view.columns.filter((c) => c.legal);
     const proven = legal.filter((c) => c.proven);
     const sources = [...new Set(proven.map((c) => c.source))].join(" and ");
-    $("verdict-status").textContent = view.all_proven
-      ? `All ${legal.length} columns proven in ${view.columns_seconds} s (${sources}).`
-      : `${proven.length} of ${legal.length} columns proven in ${budget} s; the others show the search's estimate.`;
+    const lengths = legal.filter((c) => c.score !== null).length;
+    $("verdict-status").textContent = (view.all_proven
+      ? `All ${legal.length} columns proven (${sources})`
+      : `${proven.length} of ${legal.length} columns proven in ${budget} s; the others show the search's estimate`)
+      + (exact ? `; the exact length of ${lengths} known.` : ".");
     const best = $("verdicts").children[view.best];
     if (best) best.classList.add("best");
     if (view.evaluations) {
@@ -282,7 +285,7 @@
       const s = view.search;
       $("search-column").textContent = s.column;
       $("search-depth").textContent = `${s.depth} plies`;
-      $("search-score").textContent = `${s.score} (${s.words})`;
+      $("search-score").textContent = s.proven ? `${s.score} (${s.words})` : `${s.score} (heuristic)`;
       $("search-pv").textContent = s.pv.join(" ");
       $("search-nodes").textContent = s.nodes.toLocaleString("en");
       $("search-seconds-used").textContent = s.seconds;
