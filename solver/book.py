@@ -17,24 +17,38 @@ File format (little-endian), checked on load:
 ======  =====================  ===========================================================
 offset  size                   content
 ======  =====================  ===========================================================
-0       8                      magic ``C4BOOK02`` (``C4BOOK01``: no ``complete`` byte and no
-                               flags: every entry exact, no complete layer)
+0       8                      magic ``C4BOOK03``
 8       4                      ``count``: number of positions (uint32)
 12      1                      ``complete``: every position with at most this many discs is in
                                the book (uint8; 255: none)
-13      32                     SHA-256 of everything after the header
-45      8 * count              keys, strictly increasing (int64; a key is ``position + mask``)
+13      32                     SHA-256 of the payload (before compression)
+45      to the end             the payload, compressed with zlib
+======  =====================  ===========================================================
+
+The payload:
+
+======  =====================  ===========================================================
+0       8 * count              keys, strictly increasing, as differences: the first key, then
+                               each key minus the one before (int64; a key is
+                               ``position + mask``)
 ...     count                  scores (int8): the exact score, or with ``exact`` 0 the outcome
                                (1 win, 0 draw, -1 loss)
 ...     count                  columns (int8, 0-6, in the stored orientation)
 ...     count                  flags (uint8): 1 = the score is exact
 ======  =====================  ===========================================================
+
+The keys of a complete layer lie close together, so their differences compress about tenfold
+(the book complete to 8 discs: 2.0 MB as format 2, 0.3 MB as format 3; it decompresses in a few
+milliseconds).  Older books still read: ``C4BOOK02`` stores the payload uncompressed with the
+keys themselves, ``C4BOOK01`` has neither the ``complete`` byte nor the flags (every entry
+exact, no complete layer).
 """
 
 from __future__ import annotations
 
 import hashlib
 import struct
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -45,8 +59,10 @@ from board.keys import canonical_key
 from settings import ConfigError
 from solver import core
 
-MAGIC = b"C4BOOK02"
+MAGIC = b"C4BOOK03"
+MAGIC_V2 = b"C4BOOK02"
 MAGIC_V1 = b"C4BOOK01"
+ENTRY_BYTES = 11  # a key, a score, a column and a flag
 _HEADER = struct.Struct("<8sIB32s")
 _HEADER_V1 = struct.Struct("<8sI32s")
 NO_COMPLETE_LAYER = 255
@@ -184,11 +200,27 @@ def build_book(entries: dict[int, BookEntry], complete_discs: int = -1) -> Book:
 
 
 def save_book(book: Book, path: str | Path) -> None:
-    payload = (book.keys.astype("<i8").tobytes() + book.scores.astype("i1").tobytes()
+    """Write ``book`` in the current format (``C4BOOK03``)."""
+    differences = np.diff(book.keys.astype(np.int64), prepend=np.int64(0))
+    payload = (differences.astype("<i8").tobytes() + book.scores.astype("i1").tobytes()
                + book.columns.astype("i1").tobytes() + book.exact.astype("u1").tobytes())
     complete = NO_COMPLETE_LAYER if book.complete_discs < 0 else book.complete_discs
     header = _HEADER.pack(MAGIC, len(book), complete, hashlib.sha256(payload).digest())
-    Path(path).write_bytes(header + payload)
+    Path(path).write_bytes(header + zlib.compress(payload, 9))
+
+
+def _decompressed(data: bytes, count: int, path: Path) -> bytes:
+    """A format-3 payload, inflated to at most the size its ``count`` entries take."""
+    inflate = zlib.decompressobj()
+    try:
+        payload = inflate.decompress(data, ENTRY_BYTES * count + 1)
+    except zlib.error as exc:
+        raise BookError(f"opening book {path}: the data does not decompress ({exc}):"
+                        " a damaged or truncated file") from None
+    if not inflate.eof or inflate.unused_data:
+        raise BookError(f"opening book {path}: the compressed data is cut short or too long:"
+                        " a damaged or truncated file")
+    return payload
 
 
 def read_book(path: str | Path) -> Book:
@@ -198,12 +230,15 @@ def read_book(path: str | Path) -> Book:
         data = path.read_bytes()
     except OSError as exc:
         raise BookError(f"opening book {path}: cannot read: {exc.strerror or exc}") from None
+    differences = False
     if data[:8] == MAGIC_V1 and len(data) >= _HEADER_V1.size:
         _, count, digest = _HEADER_V1.unpack_from(data)
         complete, width, payload = NO_COMPLETE_LAYER, 10, data[_HEADER_V1.size:]
-    elif data[:8] == MAGIC and len(data) >= _HEADER.size:
+    elif data[:8] in (MAGIC, MAGIC_V2) and len(data) >= _HEADER.size:
         _, count, complete, digest = _HEADER.unpack_from(data)
-        width, payload = 11, data[_HEADER.size:]
+        width, payload = ENTRY_BYTES, data[_HEADER.size:]
+        if data[:8] == MAGIC:
+            payload, differences = _decompressed(payload, count, path), True
     else:
         raise BookError(f"opening book {path}: not a book file (bad magic)")
     if len(payload) != width * count:
@@ -212,6 +247,10 @@ def read_book(path: str | Path) -> Book:
     if hashlib.sha256(payload).digest() != digest:
         raise BookError(f"opening book {path}: checksum mismatch (damaged file)")
     keys = np.frombuffer(payload, dtype="<i8", count=count).astype(np.int64)
+    if differences:
+        if count and (keys[1:] <= 0).any():
+            raise BookError(f"opening book {path}: keys are not strictly increasing")
+        keys = np.cumsum(keys)
     scores = np.frombuffer(payload, dtype="i1", count=count, offset=8 * count).astype(np.int8)
     columns = np.frombuffer(payload, dtype="i1", count=count, offset=9 * count).astype(np.int8)
     if width == 11:

@@ -15,7 +15,10 @@ from board import Board
 from board.keys import canonical_key
 from solver import Solver
 from solver.book import (
+    DEFAULT_BOOK_PATH,
+    MAGIC,
     MAGIC_V1,
+    MAGIC_V2,
     Book,
     BookEntry,
     BookError,
@@ -80,9 +83,34 @@ def test_a_first_format_book_reads_as_exact_entries_without_a_complete_layer(
     assert book.complete_discs == -1 and not book.covers(Board())
 
 
+def test_a_second_format_book_still_reads(tmp_path: Path) -> None:
+    import hashlib
+    import struct
+
+    current = read_book(small_book(tmp_path))
+    payload = (current.keys.astype("<i8").tobytes() + current.scores.tobytes()
+               + current.columns.tobytes() + current.exact.tobytes())
+    path = tmp_path / "v2.bin"
+    path.write_bytes(struct.pack("<8sIB32s", MAGIC_V2, 2, 255, hashlib.sha256(payload).digest())
+                     + payload)
+    old = read_book(path)
+    assert (old.keys == current.keys).all() and old.lookup(Board()) == BookEntry(3, 1, False)
+
+
+def test_the_current_format_stores_keys_as_compressed_differences(tmp_path: Path) -> None:
+    book = read_book(small_book(tmp_path))
+    save_book(book, tmp_path / "again.bin")
+    data = (tmp_path / "again.bin").read_bytes()
+    assert data[:8] == MAGIC
+    assert (read_book(tmp_path / "again.bin").keys == book.keys).all()
+    shipped = load_book()  # a whole layer's keys compress far below their 8 bytes each
+    assert DEFAULT_BOOK_PATH.stat().st_size < 4 * len(shipped)
+
+
 @pytest.mark.parametrize(("damage", "message"), [
-    (lambda data: data[:-1], "truncated"),
-    (lambda data: data[:50] + bytes([data[50] ^ 1]) + data[51:], "checksum"),
+    (lambda data: data[:-1], "damaged or truncated"),
+    (lambda data: data[:50] + bytes([data[50] ^ 1]) + data[51:], "damaged"),
+    (lambda data: data + b"\x00", "damaged or truncated"),
     (lambda data: b"NOTABOOK" + data[8:], "bad magic"),
     (lambda data: b"", "bad magic"),
 ])
