@@ -30,7 +30,7 @@ def disc(first_player: bool) -> str:
 def render_board(board: Board, *, last: int | None = None) -> str:
     """The board as rich markup (``board.render``), a ``^`` under the column last played."""
     # value 1 in this grid is always the first player's disc, whoever is to move
-    grid = board.to_grid(1 if board.first_player_to_move else -1).tolist()
+    grid = board.grid_by_player().tolist()
     return render_rows(grid, {1: "X", -1: "O", 0: "."}, last=last,
                        paint=lambda value, symbol: f"[{STYLES[value]}]{symbol}[/]")
 

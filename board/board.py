@@ -18,6 +18,7 @@ from board.errors import IllegalMove, InvalidGrid, InvalidMoveString
 
 WIDTH = bits.WIDTH
 HEIGHT = bits.HEIGHT
+COLUMN_DIGITS = frozenset("1234567")  # a move string's characters (Pons' 1-based columns)
 
 
 def _python(function: Any) -> Any:
@@ -64,7 +65,8 @@ class Board:
         offset = 1 if one_based else 0
         for index, item in enumerate(moves):
             if isinstance(item, str):
-                if not item.isdigit() or not 1 <= int(item) <= WIDTH:
+                # ASCII digits only: str.isdigit() also takes a fullwidth or an Arabic-Indic 4.
+                if item not in COLUMN_DIGITS:
                     raise InvalidMoveString(
                         f"move {index + 1} is {item!r}: expected a column digit 1-{WIDTH}"
                     )
@@ -145,6 +147,11 @@ class Board:
     def first_player_to_move(self) -> bool:
         return self.moves % 2 == 0
 
+    @property
+    def player_to_move(self) -> int:
+        """1 when the first player is to move, 2 when the second is."""
+        return 1 if self.first_player_to_move else 2
+
     def can_play(self, col: int) -> bool:
         """True if ``col`` (0-based) is on the board and not full."""
         return 0 <= col < WIDTH and bool(_can_play(self.mask, col))
@@ -212,6 +219,11 @@ class Board:
                 elif other & cell:
                     grid[HEIGHT - 1 - row, col] = -to_move
         return grid
+
+    def grid_by_player(self) -> np.ndarray:
+        """The 6x7 grid (row 0 at the top) with the first player's discs 1 and the second's -1,
+        whoever is to move."""
+        return self.to_grid(1 if self.first_player_to_move else -1)
 
     def render(self, to_move_symbol: str = "X", other_symbol: str = "O") -> str:
         """A text picture, top row first, with 0-based column numbers underneath."""

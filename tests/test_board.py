@@ -96,6 +96,8 @@ def test_move_string_round_trip_and_notation() -> None:
         ("448", "move 3 is '8'"),
         ("40", "move 2 is '0'"),
         ("4a", "move 2 is 'a'"),
+        ("4\uff14", "move 2 is '\uff14'"),  # a fullwidth 4: a digit to str.isdigit(), not here
+        ("\u0664", "move 1 is '\u0664'"),  # an Arabic-Indic 4
         ("1111111", "move 7: column 1 is full"),
         ("12121212", "move 8: the game was already over"),
     ],
@@ -125,6 +127,30 @@ def test_grid_round_trip_from_both_sides() -> None:
         board, _ = random_position(rng, 0, 41)
         for to_move in (1, -1):
             assert Board.from_grid(board.to_grid(to_move), to_move) == board
+
+
+def test_the_grid_by_player_and_the_player_to_move_do_not_depend_on_who_moves() -> None:
+    first = Board.from_moves("4453")
+    second = first.play(2)
+    assert (first.player_to_move, second.player_to_move) == (1, 2)
+    assert first.grid_by_player()[5].tolist() == [0, 0, -1, 1, 1, 0, 0]
+    assert second.grid_by_player()[5].tolist() == [0, 0, -1, 1, 1, 0, 0]
+    assert second.grid_by_player()[4].tolist() == [0, 0, 1, -1, 0, 0, 0]
+
+
+def test_four_cells_are_the_winning_line_and_moves_reaching_rebuilds_a_game() -> None:
+    from board.board import moves_reaching
+
+    won = Board.from_moves("4455667")
+    assert won.four_cells() == [(5, 3), (5, 4), (5, 5), (5, 6)]
+    assert Board.from_moves("445566").four_cells() == []
+    rng = random.Random(8)
+    for _ in range(200):
+        board, _ = random_position(rng, 0, 41)
+        again = Board.from_moves(moves_reaching(board))
+        assert (again.position, again.mask) == (board.position, board.mask)
+    with pytest.raises(InvalidGrid, match="the side to move has four"):
+        moves_reaching(Board(won.opponent, won.mask, won.moves + 1))
 
 
 def test_grid_does_not_keep_callers_array() -> None:
