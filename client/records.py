@@ -88,6 +88,15 @@ CREATE TABLE IF NOT EXISTS moves (
 """
 
 
+# What a reader of the record needs (the columns of version 1, which later versions keep).
+READ_COLUMNS = {
+    "games": ("id", "kind", "server", "player_masked", "opponent", "started_at", "finished_at",
+              "we_started", "status", "result", "last_state", "note"),
+    "moves": ("game_id", "ply", "side", "col", "confirmed", "seconds", "depth", "score",
+              "nodes", "source", "at"),
+}
+
+
 class RecordError(UsageError):
     """The record file cannot be opened or is not a record of this program."""
 
@@ -182,7 +191,7 @@ class Records:
         self.path = Path(path)
         try:
             if read_only:
-                self.conn = connect_read_only(self.path)
+                self.conn = connect_read_only(self.path, READ_COLUMNS)
             else:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 # Each change below is one transaction, committed before the caller goes on
@@ -408,21 +417,24 @@ class Records:
         return count
 
     def games(self, kind: str | None = None, limit: int | None = None) -> list[RecordedGame]:
-        """Games, newest first."""
-        sql = "SELECT * FROM games"
-        params: list[Any] = []
-        if kind is not None:
-            sql += " WHERE kind = ?"
-            params.append(kind)
-        sql += " ORDER BY id DESC"
-        if limit is not None:
-            sql += " LIMIT ?"
-            params.append(limit)
-        return [self._record(row) for row in self.conn.execute(sql, params).fetchall()]
+        """Games, newest first (their moves read in one query, not one per game)."""
+        params: list[Any] = [] if kind is None else [kind]
+        where = "" if kind is None else "WHERE kind = ?"
+        chosen = f"SELECT id FROM games {where} ORDER BY id DESC LIMIT ?"
+        params.append(-1 if limit is None else limit)
+        moves: dict[int, list[sqlite3.Row]] = {}
+        for move in self.conn.execute(f"SELECT * FROM moves WHERE game_id IN ({chosen})"
+                                      " ORDER BY game_id, ply", params):
+            moves.setdefault(move["game_id"], []).append(move)
+        rows = self.conn.execute(f"SELECT * FROM games WHERE id IN ({chosen}) ORDER BY id DESC",
+                                 params).fetchall()
+        return [self._record(row, moves.get(row["id"], [])) for row in rows]
 
-    def _record(self, row: sqlite3.Row) -> RecordedGame:
-        rows = self.conn.execute(
-            "SELECT * FROM moves WHERE game_id = ? ORDER BY ply", (row["id"],)).fetchall()
+    def _record(self, row: sqlite3.Row, rows: list[sqlite3.Row] | None = None) -> RecordedGame:
+        """The game of ``row``, with its moves' ``rows`` (read here when not given)."""
+        if rows is None:
+            rows = self.conn.execute(
+                "SELECT * FROM moves WHERE game_id = ? ORDER BY ply", (row["id"],)).fetchall()
         # A record of version 1, read without migrating it, has no mode column.
         has_mode = bool(rows) and "mode" in rows[0].keys()  # noqa: SIM118 (a Row's `in` reads values)
         moves = tuple(

@@ -10,7 +10,7 @@ fsyncs of SQLite's default journal, which cost tens of ms per move on a slow dis
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import quote
@@ -38,18 +38,27 @@ def connect(path: str | Path, schema: str, *, shared: bool = False) -> sqlite3.C
     return conn
 
 
-def connect_read_only(path: str | Path, *, shared: bool = False) -> sqlite3.Connection:
+def connect_read_only(path: str | Path, tables: Mapping[str, Iterable[str]], *,
+                      shared: bool = False) -> sqlite3.Connection:
     """Open the existing database at ``path`` for reading only: nothing is created or changed
     (no folder, no file, no schema), so a reader cannot damage a record another program writes.
 
-    ``shared`` as for ``connect``.  Raises ``sqlite3.DatabaseError`` (not a database, missing,
-    ...).
+    ``tables`` names the tables the reader needs, each with the columns it reads: a database
+    without them (another program's, or the other store of this one) is refused now, not in
+    the middle of a read.  ``shared`` as for ``connect``.  Raises ``sqlite3.DatabaseError``
+    (not a database, missing, not the expected tables, ...).
     """
     uri = f"file:{quote(str(Path(path).resolve()))}?mode=ro"
     conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=not shared)
     conn.row_factory = sqlite3.Row
     try:
-        conn.execute("PRAGMA schema_version").fetchone()  # fails now if it is not a database
+        for table, columns in tables.items():
+            found = {row["name"] for row in
+                     conn.execute("SELECT name FROM pragma_table_info(?)", (table,)).fetchall()}
+            missing = sorted(set(columns) - found)
+            if missing:
+                raise sqlite3.DatabaseError(
+                    f"it has no table {table!r} with {', '.join(missing)}: not the expected file")
     except BaseException:
         conn.close()
         raise

@@ -56,6 +56,11 @@ CREATE UNIQUE INDEX IF NOT EXISTS one_running_game ON games (player) WHERE outco
 """
 
 
+# What a reader of the games needs (``GameStore(read_only=True)``).
+READ_COLUMNS = {"games": ("id", "player", "first", "moves", "outcome", "result", "note",
+                          "started", "finished")}
+
+
 @dataclass(frozen=True)
 class StoredGame:
     """One game as the server stores it: ``moves`` are 0-based columns from the first move on."""
@@ -94,7 +99,7 @@ class GameStore:
                 raise ConfigError(f"cannot create the folder of {db_path}: {exc}") from exc
         try:
             if read_only:
-                self._conn = connect_read_only(db_path, shared=True)
+                self._conn = connect_read_only(db_path, READ_COLUMNS, shared=True)
             else:
                 self._conn = connect(db_path, SCHEMA, shared=True)
         except (OSError, sqlite3.DatabaseError) as exc:
