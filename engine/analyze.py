@@ -13,6 +13,7 @@ import time
 from dataclasses import dataclass
 
 from board import Board, IllegalMove, bits
+from engine.referee import book_outcome
 from settings import load_settings
 from solver import Solver, discs_to_end, outcome
 from solver.book import Book, load_book
@@ -89,9 +90,9 @@ def _book_views(board: Board, book: Book) -> dict[int, ColumnView]:
     for col in board.legal_moves():
         if col in views or board.is_winning_move(col):
             continue
-        entry = book.lookup(board.play_unchecked(col))
-        if entry is not None and not board.play_unchecked(col).is_full():
-            views[col] = ColumnView(col, True, -entry.outcome, "outcome", "book")
+        found = book_outcome(board, col, book)
+        if found is not None:
+            views[col] = ColumnView(col, True, found, "outcome", "book")
     return views
 
 
@@ -170,7 +171,7 @@ def analyze_command(args: argparse.Namespace, started: float) -> int:
     views, nodes = analyze(board, seconds, solver, book=book)
     elapsed = time.perf_counter() - start
     best = best_column(views)
-    mover = 1 if board.first_player_to_move else 2
+    mover = board.player_to_move
     if args.json:
         print(json.dumps({
             "moves": args.moves.strip(),

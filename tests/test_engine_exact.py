@@ -273,3 +273,29 @@ def test_past_the_complete_layers_the_solver_warms_up_on_our_next_positions() ->
         nodes = engine.solver.nodes
         assert engine.solver.solve(following, weak=True) is not None
         assert engine.solver.nodes - nodes < 200, following
+
+
+def test_a_stopped_clock_ends_the_solver_and_the_search_at_once() -> None:
+    """Stopping the clock from another thread cancels work in flight: every deadline passes,
+    whether it was made before the stop or after it, and no arithmetic on it gives nan."""
+    import threading
+    import time
+
+    from search import deepest, iterative_deepening
+    from timecontrol import StoppableClock
+
+    clock = StoppableClock()
+    solver = Solver(clock=clock)
+    threading.Timer(0.3, clock.stop).start()
+    start = time.monotonic()
+    assert solver.solve(Board.from_moves("4"), deadline=clock() + 60) is None  # minutes of work
+    assert time.monotonic() - start < 30
+    stopped = clock()
+    assert stopped + 3600 == stopped and stopped - clock() == 0
+    assert solver.solve(Board.from_moves("44"), deadline=clock() + 60) is None
+    result = deepest(iterative_deepening(Board.from_moves("44"), clock() + 60, clock=clock,
+                                         min_depth=3))
+    assert result.depth == 3  # the depths always completed, and not one more
+    clock.restart()
+    assert clock() < stopped
+    assert solver.solve(Board.from_moves("5554224333234511764415115"), deadline=clock() + 30)

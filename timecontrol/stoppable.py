@@ -36,7 +36,3 @@ class StoppableClock:
 
     def restart(self) -> None:
         self._stopped.clear()
-
-    @property
-    def stopped(self) -> bool:
-        return self._stopped.is_set()
