@@ -7,11 +7,15 @@ the ``StoppableClock`` both run on.  ``Analysts`` is a fixed pool of them: a req
 one for its work and gives it back, so at most ``count`` analyses run at once and each has
 tables of its own (a table is not shared between threads).
 
-Every request may name the page it comes from.  A new request from a page cancels that page's
-work in flight on another position, and its work of the same kind on any position: a new
-move on the board ends the analysis of the previous position at once (its clock is stopped:
-every deadline passes), so no stale work queues up and the page never waits for it.  A
-cancelled request raises ``Cancelled``.
+Every request may name the page it comes from, and says what kind of work it is.  A new
+request from a page cancels that page's work of the same kind (whatever its position) and, for
+the analysis of a position (``ANALYSIS``: its columns, its search), the page's analysis of any
+other position: a new move on the board ends the analysis of the previous position at once
+(its clock is stopped: every deadline passes), so no stale work queues up and the page never
+waits for it; a review of a game in flight goes on while the page steps through it.  A
+cancelled request raises ``Cancelled``.  At most ``MAX_WAITING`` requests per analyst wait for
+one; more are told at once that the board is busy, so waiting requests never fill the
+server's threads.
 """
 
 from __future__ import annotations
@@ -28,8 +32,12 @@ from solver import Solver
 from solver.book import Book
 from timecontrol import StoppableClock
 
-# How long a request waits for a free analyst before it is told the board is busy.
+# How long a request waits for a free analyst before it is told the board is busy, and how
+# many may wait for each analyst.
 WAIT_SECONDS = 30.0
+MAX_WAITING = 4
+# The kinds of work that are the analysis of one position: a new position cancels them all.
+ANALYSIS = ("columns", "search", "evaluations")
 
 
 class Cancelled(Exception):
@@ -80,6 +88,13 @@ class _Job:
         if self.analyst is not None:
             self.analyst.clock.stop()
 
+    def replaced_by(self, newer: _Job) -> bool:
+        """Whether ``newer`` (from the same page) makes this work stale."""
+        if newer.kind == self.kind:
+            return True
+        return (newer.kind in ANALYSIS and self.kind in ANALYSIS
+                and newer.position != self.position)
+
 
 @dataclass
 class Analysts:
@@ -91,16 +106,31 @@ class Analysts:
     _idle: queue.Queue[Analyst] = field(default_factory=queue.Queue, init=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False)
     _jobs: dict[str, list[_Job]] = field(default_factory=dict, init=False)
+    _waiting: int = field(default=0, init=False)
 
     def __post_init__(self) -> None:
         for _ in range(self.count):
             self._idle.put(Analyst(self.settings))
 
+    def _borrow(self) -> Analyst:
+        """A free analyst, waited for at most ``WAIT_SECONDS``; ``Busy`` when too many wait."""
+        with self._lock:
+            if self._waiting >= MAX_WAITING * self.count:
+                raise Busy()
+            self._waiting += 1
+        try:
+            return self._idle.get(timeout=WAIT_SECONDS)
+        except queue.Empty:
+            raise Busy() from None
+        finally:
+            with self._lock:
+                self._waiting -= 1
+
     @contextmanager
     def working(self, page: str | None, position: str, kind: str) -> Iterator[Analyst]:
         """An analyst for ``kind`` of work on ``position`` (a move string) for ``page``.
 
-        First cancels ``page``'s work in flight on another position or of the same kind.
+        First cancels ``page``'s work in flight that this request makes stale.
         Raises ``Busy`` when no analyst is free in time, and ``Cancelled`` (on entry or when
         the block ends) when a newer request from the page cancelled this one: whatever the
         block computed then is stale.
@@ -110,14 +140,11 @@ class Analysts:
             with self._lock:
                 jobs = self._jobs.setdefault(page, [])
                 for other in jobs:
-                    if other.position != position or other.kind == kind:
+                    if other.replaced_by(job):
                         other.cancel()
                 jobs.append(job)
         try:
-            try:
-                analyst = self._idle.get(timeout=WAIT_SECONDS)
-            except queue.Empty:
-                raise Busy() from None
+            analyst = self._borrow()
             try:
                 with self._lock:
                     analyst.clock.restart()

@@ -11,7 +11,8 @@ elsewhere.  The API (docs/board.md has every field):
   and evaluations (``verdicts``);
 - ``GET /api/move?moves=&mode=&seconds=&page=``: the agent's move in a game on the page (``play``);
 - ``GET /api/state?state=``: the move string of a course server ``state`` grid;
-- ``GET /api/games?source=&server=&result=&since=&until=``: the games the review can open;
+- ``GET /api/games?source=&server=&result=&since=&until=``: the games the review can open
+  (``MAX_LISTED`` at most, newest first; ``total`` counts all that match);
 - ``GET /api/review?source=&id=&seconds=&page=`` (or ``moves=&side=``): a game judged move by
   move (``review``);
 - ``GET /api/diagram?moves=&format=svg|png&verdicts=&flip=``: the position as a picture.
@@ -36,7 +37,7 @@ from fastapi.staticfiles import StaticFiles
 from analysisboard import params
 from analysisboard.analysts import Analysts, Busy, Cancelled
 from analysisboard.diagram import FORMATS, draw
-from analysisboard.games import RESULTS, SOURCES, GameFiles, date, filtered
+from analysisboard.games import MAX_LISTED, RESULTS, SOURCES, GameFiles, date, filtered
 from analysisboard.play import agent_move
 from analysisboard.review import review_game
 from analysisboard.verdicts import PARTS, position_view
@@ -109,7 +110,8 @@ def create_app(analysts: Analysts, games: GameFiles) -> FastAPI:
             wanted = params.parts(parts, PARTS)
             exact_scores = params.choice(exact, "exact", ("0", "1"), "1") == "1"
             page_id = params.page(page)
-            with analysts.working(page_id, text, ",".join(wanted)) as analyst:
+            # Asking for the columns (and more) is proving them; else the search, if asked.
+            with analysts.working(page_id, text, wanted[0]) as analyst:
                 view = position_view(analyst, text, board, budget, wanted, exact=exact_scores)
             if "columns" in view:
                 columns_seen.put(text, view["columns"])
@@ -134,7 +136,7 @@ def create_app(analysts: Analysts, games: GameFiles) -> FastAPI:
         def work() -> dict[str, Any]:
             text = _moves_of_state(_grid(state))
             board = Board.from_moves(text)
-            return {"moves": text, "to_move": 1 if board.first_player_to_move else 2,
+            return {"moves": text, "to_move": board.player_to_move,
                     "over": board.is_over()}
 
         return answer(work)
@@ -146,11 +148,13 @@ def create_app(analysts: Analysts, games: GameFiles) -> FastAPI:
         def work() -> dict[str, Any]:
             chosen = params.choice(source, "source", SOURCES, "") or None
             wanted = params.choice(result, "result", RESULTS, "") or None
-            listed = filtered(games.listing(chosen), server=server or None, result=wanted,
-                              since=date(since, "since"), until=date(until, "until"))
-            servers = sorted({game.server for game in games.listing()})
-            return {"games": [game.to_json() for game in listed], "sources": games.sources(),
-                    "servers": servers}
+            first, last = date(since, "since"), date(until, "until")
+            every = games.listing()
+            listed = filtered([g for g in every if chosen in (None, g.source)],
+                              server=server or None, result=wanted, since=first, until=last)
+            return {"games": [game.to_json() for game in listed[:MAX_LISTED]],
+                    "total": len(listed), "sources": games.sources(),
+                    "servers": sorted({game.server for game in every})}
 
         return answer(work)
 
@@ -205,11 +209,11 @@ def create_app(analysts: Analysts, games: GameFiles) -> FastAPI:
 def position_json(moves: str, board: Board) -> dict[str, Any]:
     """The board after ``moves`` as the page draws it: ``grid`` rows from the top, 1 for the
     first player's discs and 2 for the second's; ``winner`` 1 or 2 when a four ended the game."""
-    first = board.to_grid(1 if board.first_player_to_move else -1)
+    first = board.grid_by_player()
     won = board.last_mover_won()
     return {
         "moves": moves,
-        "to_move": 1 if board.first_player_to_move else 2,
+        "to_move": board.player_to_move,
         "discs": board.moves,
         "grid": [[{1: 1, -1: 2}.get(int(cell), 0) for cell in row] for row in first],
         "legal": board.legal_moves(),
@@ -239,13 +243,20 @@ def _grid(text: str | None) -> list[list[int]]:
 
 
 def _moves_of_state(grid: list[list[int]]) -> str:
-    """A move string reaching the position a state shows.  The server sends a state with the
-    student to move while the game runs, so the student (1) is to move unless the disc counts
-    say the game ended on the student's disc (the student has one more)."""
+    """A move string reaching the position a state shows.
+
+    The server sends a state with the student (1) to move while the game runs; at the end of
+    a game the bot may be "to move": the student has one disc more (the student started and
+    won), or as many with a four of the student's on the board (the bot started and the
+    student won).  Whichever reading a game can reach is taken, the student to move first.
+    """
     ones = sum(row.count(1) for row in grid)
     others = sum(row.count(-1) for row in grid)
-    to_move = -1 if ones == others + 1 else 1
-    try:
-        return moves_reaching(Board.from_grid(grid, to_move))
-    except BoardError as exc:
-        raise params.BadRequest(f"that state is not a position: {exc}.") from None
+    readings = [1, -1] if ones == others else [-1] if ones == others + 1 else [1]
+    problem: BoardError | None = None
+    for to_move in readings:
+        try:
+            return moves_reaching(Board.from_grid(grid, to_move))
+        except BoardError as exc:
+            problem = problem or exc
+    raise params.BadRequest(f"that state is not a position: {problem}.")

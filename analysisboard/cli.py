@@ -17,13 +17,15 @@ import threading
 import webbrowser
 from pathlib import Path
 
-from analysisboard.analysts import Analyst, Analysts
+from analysisboard.analysts import Analysts
 from analysisboard.diagram import FORMATS, draw
 from analysisboard.games import GameFiles
 from analysisboard.params import MAX_SECONDS, MIN_SECONDS
 from analysisboard.verdicts import columns_part
 from board import Board, IllegalMove
 from settings import BoardSettings, Settings, UsageError, config_relative, load_settings, revised
+from solver import Solver
+from solver.book import load_book
 
 FLAGS = {"host": "--host", "port": "--port", "db": "--db"}
 DEFAULT_IMAGE_SECONDS = 2.0
@@ -107,12 +109,15 @@ def board_image_command(args: argparse.Namespace, started: float) -> int:
     board = Board.from_moves(moves)
     if args.verdicts and board.is_over():
         raise IllegalMove("the game is over after these moves: there are no verdicts to show")
-    seconds = DEFAULT_IMAGE_SECONDS if args.time is None else args.time
-    if not MIN_SECONDS <= seconds <= MAX_SECONDS:
-        raise UsageError(f"--time must be from {MIN_SECONDS:g} to {MAX_SECONDS:g} seconds")
     columns = None
     if args.verdicts:
-        columns = columns_part(Analyst(load_settings(args.config)), board, seconds)["columns"]
+        seconds = DEFAULT_IMAGE_SECONDS if args.time is None else args.time
+        if not MIN_SECONDS <= seconds <= MAX_SECONDS:
+            raise UsageError(f"--time must be from {MIN_SECONDS:g} to {MAX_SECONDS:g} seconds")
+        settings = load_settings(args.config).solver
+        book = load_book(settings.book or None)
+        solver = Solver(settings.table_bits, book=book)
+        columns = columns_part(solver, book, board, seconds)["columns"]
     picture = draw(moves, verdicts=columns, flip=args.flip, fmt=fmt)
     try:
         out.parent.mkdir(parents=True, exist_ok=True)

@@ -2,11 +2,12 @@
 
 The board in the page's colours, each player's discs also marked (a cross on the first
 player's, a ring on the second's) so that they differ without colour; the last disc played
-outlined; the column numbers 0-6 under the board; and, optionally, a row of verdicts under
-them ("+7" a win in 7 of the mover's moves, "=" a draw, "-12" a loss in 12 of the opponent's,
-"win" / "loss" when only the outcome is proven, "?" unproven).  The page's "save" buttons and
-``agent.py board-image`` both come here.  The figure is built without pyplot, so pictures can
-be drawn from several threads of the board's server.
+outlined, a winning four ringed; a line above the board saying who is to move (or how the game
+ended), which the verdicts are about; the column numbers 0-6 under the board; and, optionally,
+a row of verdicts under them ("+7" a win in 7 of the mover's moves, "=" a draw, "-12" a loss
+in 12 of the opponent's, "win" / "loss" when only the outcome is proven, "?" unproven).  The
+page's "save" buttons and ``agent.py board-image`` both come here.  The figure is built without
+pyplot, so pictures can be drawn from several threads of the board's server.
 """
 
 from __future__ import annotations
@@ -40,8 +41,20 @@ def verdict_label(column: dict[str, Any]) -> str:
     return f"+{count}" if outcome == "win" else f"\u2212{count}"
 
 
-def _colours(flip: bool) -> tuple[str, str]:
-    return (SECOND_COLOUR, FIRST_COLOUR) if flip else (FIRST_COLOUR, SECOND_COLOUR)
+def _colours(flip: bool) -> tuple[tuple[str, str], tuple[str, str]]:
+    """Each player's (disc, mark) colours; flipped, the players swap them, as on the page."""
+    first, second = (FIRST_COLOUR, FIRST_MARK), (SECOND_COLOUR, SECOND_MARK)
+    return (second, first) if flip else (first, second)
+
+
+def caption(board: Board) -> str:
+    """Who is to move, or how the game ended."""
+    names = {1: "first player (cross)", 2: "second player (ring)"}
+    if board.last_mover_won():
+        return f"{names[3 - board.player_to_move]} won"
+    if board.is_full():
+        return "a draw"
+    return f"{names[board.player_to_move]} to move"
 
 
 def draw(moves: str, *, verdicts: Sequence[dict[str, Any]] | None = None, flip: bool = False,
@@ -58,20 +71,23 @@ def draw(moves: str, *, verdicts: Sequence[dict[str, Any]] | None = None, flip: 
     if fmt not in FORMATS:
         raise ValueError(f"unknown picture format {fmt!r}; choose one of {', '.join(FORMATS)}")
     board = Board.from_moves(moves)
-    grid = board.to_grid(1 if board.first_player_to_move else -1)
+    grid = board.grid_by_player()
     last = (int(moves[-1]) - 1) if moves else None
     rows_below = 2 if verdicts is not None else 1
-    figure = Figure(figsize=(3.6, 3.6 * (bits.HEIGHT + rows_below + 0.4) / (bits.WIDTH + 0.4)))
+    figure = Figure(figsize=(3.6, 3.6 * (bits.HEIGHT + rows_below + 1.0) / (bits.WIDTH + 0.4)))
     FigureCanvasAgg(figure)
     axes = figure.add_axes((0, 0, 1, 1))
     axes.set_xlim(-0.2, bits.WIDTH + 0.2)
-    axes.set_ylim(-rows_below - 0.2, bits.HEIGHT + 0.2)
+    axes.set_ylim(-rows_below - 0.2, bits.HEIGHT + 0.8)
+    axes.text(bits.WIDTH / 2, bits.HEIGHT + 0.42, caption(board), ha="center", va="center",
+              fontsize=10, color="#222222")
+    fours = set(board.four_cells())
     axes.set_aspect("equal")
     axes.axis("off")
     axes.add_patch(FancyBboxPatch((0, 0), bits.WIDTH, bits.HEIGHT,
                                   boxstyle="round,pad=0.05,rounding_size=0.25",
                                   facecolor=BOARD_BLUE, edgecolor="none"))
-    first, second = _colours(flip)
+    (first, first_mark), (second, second_mark) = _colours(flip)
     for row in range(bits.HEIGHT):  # grid row 0 is the top
         for col in range(bits.WIDTH):
             x, y = col + 0.5, bits.HEIGHT - row - 0.5
@@ -84,11 +100,14 @@ def draw(moves: str, *, verdicts: Sequence[dict[str, Any]] | None = None, flip: 
                                   linewidth=2.6 if top_of_last else 0))
             if value == 1:
                 for dx in (-0.17, 0.17):
-                    axes.plot([x - 0.17, x + 0.17], [y - dx, y + dx], color=FIRST_MARK,
+                    axes.plot([x - 0.17, x + 0.17], [y - dx, y + dx], color=first_mark,
                               linewidth=2.2, solid_capstyle="round")
             elif value == -1:
-                axes.add_patch(Circle((x, y), 0.19, facecolor="none", edgecolor=SECOND_MARK,
+                axes.add_patch(Circle((x, y), 0.19, facecolor="none", edgecolor=second_mark,
                                       linewidth=2.0))
+            if (row, col) in fours:
+                axes.add_patch(Circle((x, y), 0.46, facecolor="none", edgecolor="#ffffff",
+                                      linewidth=2.0, linestyle=(0, (3, 2))))
     for col in range(bits.WIDTH):
         axes.text(col + 0.5, -0.45, str(col), ha="center", va="center", fontsize=10,
                   color="#333333")

@@ -10,6 +10,9 @@ Ids (a student's STIL id) are shown masked.
 from __future__ import annotations
 
 import datetime as dt
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,7 +26,7 @@ RECORD, SERVER = "record", "server"
 SOURCES = (RECORD, SERVER)
 RESULTS = ("won", "draw", "lost", "unfinished")
 LOCAL_SERVER = "local server database"
-# At most this many games are listed (newest first); filters narrow them down.
+# At most this many games are listed (newest first), after the filters.
 MAX_LISTED = 500
 
 
@@ -87,7 +90,9 @@ def _from_server(game: StoredGame) -> GameSummary:
 @dataclass(frozen=True)
 class GameFiles:
     """Where the games are: the client's record (``record``), and a local server's database
-    (``server``, optional).  Neither needs to exist: a missing file has no games."""
+    (``server``, optional).  Neither needs to exist: a missing file has no games.  A file that
+    cannot be read as what it should be (another program's database, the two swapped) is a
+    ``BadRequest`` naming it."""
 
     record: Path
     server: Path | None = None
@@ -95,34 +100,47 @@ class GameFiles:
     def sources(self) -> list[str]:
         return [RECORD] + ([SERVER] if self.server is not None else [])
 
-    def _read_record(self) -> list[RecordedGame]:
+    @contextmanager
+    def _records(self) -> Iterator[Records | None]:
+        """The record opened read-only (None when there is no file)."""
         if not self.record.exists():
-            return []
+            yield None
+            return
         try:
             with Records(self.record, read_only=True) as records:
-                return records.games(limit=MAX_LISTED)
-        except RecordError as exc:
-            raise BadRequest(f"the game record cannot be read: {exc}.") from None
+                yield records
+        except (RecordError, sqlite3.Error) as exc:
+            raise BadRequest(f"the game record {self.record} cannot be read: {exc}.") from None
 
-    def _read_server(self) -> list[StoredGame]:
+    @contextmanager
+    def _store(self) -> Iterator[GameStore | None]:
+        """The local server's database opened read-only (None when there is none)."""
         if self.server is None or not self.server.exists():
-            return []
+            yield None
+            return
         try:
             store = GameStore(str(self.server), read_only=True)
         except ConfigError as exc:
             raise BadRequest(f"the local server's database cannot be read: {exc}.") from None
         try:
-            return store.games(limit=MAX_LISTED)
+            yield store
+        except sqlite3.Error as exc:
+            raise BadRequest(f"the local server's database {self.server} cannot be read:"
+                             f" {exc}.") from None
         finally:
             store.close()
 
     def listing(self, source: str | None = None) -> list[GameSummary]:
-        """The games of ``source`` (None: all sources), newest first."""
+        """Every game of ``source`` (None: all sources), newest first."""
         games: list[GameSummary] = []
         if source in (None, RECORD):
-            games += [_from_record(game) for game in self._read_record()]
+            with self._records() as records:
+                if records is not None:
+                    games += [_from_record(game) for game in records.games()]
         if source in (None, SERVER):
-            games += [_from_server(game) for game in self._read_server()]
+            with self._store() as store:
+                if store is not None:
+                    games += [_from_server(game) for game in store.games()]
         games.sort(key=lambda g: g.started, reverse=True)
         return games
 
@@ -130,23 +148,19 @@ class GameFiles:
         """The game ``game_id`` of ``source``; ``BadRequest`` when there is none."""
         if source == SERVER and self.server is None:
             raise BadRequest("no local server database was given to the board (--db).")
-        if source == RECORD and self.record.exists():
-            try:
-                with Records(self.record, read_only=True) as records:
-                    return _from_record(records.game(game_id))
-            except KeyError:
-                pass
-            except RecordError as exc:
-                raise BadRequest(f"the game record cannot be read: {exc}.") from None
-        if source == SERVER and self.server is not None and self.server.exists():
-            store = GameStore(str(self.server), read_only=True)
-            try:
-                found = store.game(game_id)
-            finally:
-                store.close()
-            if found is not None:
-                return _from_server(found)
-        raise BadRequest(f"there is no game {game_id} in the {source} games.")
+        found: GameSummary | None = None
+        if source == RECORD:
+            with self._records() as records:
+                if records is not None:
+                    with suppress(KeyError):  # no such game
+                        found = _from_record(records.game(game_id))
+        else:
+            with self._store() as store:
+                stored = store.game(game_id) if store is not None else None
+                found = _from_server(stored) if stored is not None else None
+        if found is None:
+            raise BadRequest(f"there is no game {game_id} in the {source} games.")
+        return found
 
 
 def filtered(games: list[GameSummary], *, server: str | None = None, result: str | None = None,

@@ -17,6 +17,7 @@ DEFAULT_SECONDS = 1.0
 MODES = ("course", "strongest")
 MAX_TEXT = 200  # no parameter of the API is longer: a move string has at most 42 digits
 PAGE_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+DECIMAL = re.compile(r"[0-9]{1,6}(\.[0-9]{0,6})?|\.[0-9]{1,6}")
 
 
 class BadRequest(ValueError):
@@ -46,10 +47,9 @@ def seconds(text: str | None, *, default: float = DEFAULT_SECONDS, name: str = "
     """A time in seconds, from ``MIN_SECONDS`` to ``MAX_SECONDS``."""
     if text is None or text == "":
         return default
-    try:
-        value = float(text[:MAX_TEXT])
-    except ValueError:
-        raise BadRequest(f"{name} must be a number of seconds, not {_short(text)}.") from None
+    if not DECIMAL.fullmatch(text.strip()):  # float() would also take "1_0", "nan", "1e3"
+        raise BadRequest(f"{name} must be a number of seconds, not {_short(text)}.")
+    value = float(text)
     if not math.isfinite(value) or not MIN_SECONDS <= value <= MAX_SECONDS:
         raise BadRequest(f"{name} must be from {MIN_SECONDS:g} to {MAX_SECONDS:g} seconds,"
                          f" not {_short(text)}.")

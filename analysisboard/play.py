@@ -1,8 +1,10 @@
 """The agent's move in a game played on the board page (``GET /api/move``).
 
 The page holds the game (its move string); the server only answers the agent's move, from the
-course-mode or the strongest-mode engine of an analyst, in the time the player chose.  An
-engine keeps its tables between the moves of a game and clears them when a game starts.
+course-mode or the strongest-mode engine of whichever analyst is free, in the time the player
+chose.  The search's table is cleared at a game's first move; otherwise a move finds what the
+analyst's earlier work left in its tables (true bounds in the solver's; in the search's,
+entries that a new search only uses when they were searched at least as deep).
 """
 
 from __future__ import annotations
@@ -10,7 +12,9 @@ from __future__ import annotations
 from typing import Any
 
 from analysisboard.analysts import Analyst
+from analysisboard.verdicts import proven_words
 from board import Board
+from engine import ProvenScore
 from timecontrol import Limit
 
 
@@ -29,6 +33,9 @@ def agent_move(analyst: Analyst, board: Board, mode: str, seconds: float) -> dic
         "seconds": round(decision.seconds, 4),
         "score": decision.score.value,
         "proven": decision.proven,
-        "words": decision.score.words(board.moves),
+        # A proven score in the board's words, from the agent's side ("win in 9 of its moves").
+        "words": proven_words(decision.score.value, decision.score.exact, board.moves,
+                              mover="its", other="your", they="you")
+        if isinstance(decision.score, ProvenScore) else decision.score.words(board.moves),
         "pv": list(decision.pv),
     }

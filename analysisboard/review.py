@@ -47,9 +47,10 @@ def summary_text(entries: list[dict[str, Any]], our_side: int | None) -> tuple[d
     counts = {"moves": len(ours), "kept": len(kept), "lost": len(lost),
               "unproven": len(unproven), "critical": len(critical), "first_lost": first_lost}
     whose = "our" if our_side else "the"
-    text = (f"{len(kept)} of {whose} {len(ours)} moves kept the outcome"
-            f" ({len([e for e in critical if e['kept']])} of the {len(critical)} where a move"
-            f" could change it)")
+    text = f"{len(kept)} of {whose} {len(ours)} moves kept the outcome"
+    if critical:
+        text += (f" ({len([e for e in critical if e['kept']])} of the {len(critical)} where a"
+                 f" move could change it)")
     text += f"; the first that lost it: move {first_lost}." if first_lost else "; none lost it."
     if unproven:
         text += f" {len(unproven)} could not be proven in the time."

@@ -21,6 +21,8 @@ from board import Board
 from engine.analyze import ColumnView, analyze, best_column
 from heuristics import evaluate
 from heuristics.fitted import SCALE
+from solver import Solver
+from solver.book import Book
 from timecontrol import Limit
 
 PARTS = ("columns", "search", "evaluations")
@@ -39,22 +41,33 @@ def moves_to_end(score: int, moves: int) -> int:
     return 22 + score - (moves - own)
 
 
+def proven_words(score: int, exact: bool, moves: int, *, mover: str = "your",
+                 other: str = "their", they: str = "they") -> str:
+    """A proven result for people: "win in 7 of your moves", "draw", "loss in 12 of their
+    moves", "win (length not proven)".  ``score`` is Pons' score (``exact``) or the outcome
+    (1, 0, -1) for the side to move at a position with ``moves`` discs; ``mover``, ``other``
+    and ``they`` name the two sides ("your", "their", "they"; for the agent "its", "your",
+    "you")."""
+    outcome = (score > 0) - (score < 0)
+    name = OUTCOME_NAMES[outcome]
+    if outcome == 0:
+        return name
+    if not exact:
+        return f"{name} (length not proven)"
+    count = moves_to_end(score, moves)
+    if outcome > 0:
+        return "win at once" if count == 1 else f"win in {count} of {mover} moves"
+    return f"loss: {they} win next" if count == 1 else f"loss in {count} of {other} moves"
+
+
 def column_words(view: ColumnView, moves: int, seconds: float) -> str:
-    """The column's result for people: "win in 7 of your moves", "draw", "loss in 12 of their
-    moves", "win (length not proven)", or that nothing was proven in the time."""
+    """The column's result for people (``proven_words``), "full", or that nothing was proven
+    in the time."""
     if not view.playable:
         return "full"
-    if view.outcome is None:
+    if view.outcome is None or view.score is None:
         return f"not proven in {seconds:g} s"
-    name = OUTCOME_NAMES[view.outcome]
-    if view.outcome == 0:
-        return name
-    if not view.exact or view.score is None:
-        return f"{name} (length not proven)"
-    count = moves_to_end(view.score, moves)
-    if view.outcome > 0:
-        return "win at once" if count == 1 else f"win in {count} of your moves"
-    return "loss: they win next" if count == 1 else f"loss in {count} of their moves"
+    return proven_words(view.score, view.exact, moves)
 
 
 def column_entry(view: ColumnView, moves: int, seconds: float) -> dict[str, Any]:
@@ -73,10 +86,11 @@ def column_entry(view: ColumnView, moves: int, seconds: float) -> dict[str, Any]
     }
 
 
-def columns_part(analyst: Analyst, board: Board, seconds: float, *,
+def columns_part(solver: Solver, book: Book, board: Board, seconds: float, *,
                  exact: bool = True) -> dict[str, Any]:
+    """Every column's verdict, proven by ``book`` and ``solver`` within ``seconds``."""
     start = time.perf_counter()
-    views, nodes = analyze(board, seconds, analyst.solver, book=analyst.book, exact=exact)
+    views, nodes = analyze(board, seconds, solver, book=book, exact=exact)
     best = best_column(views)
     return {
         "columns": [column_entry(view, board.moves, seconds) for view in views],
@@ -119,10 +133,10 @@ def position_view(analyst: Analyst, moves: str, board: Board, seconds: float,
     """The analysis of the position after ``moves`` (not over): the ``parts`` asked for, each
     in ``seconds`` (the columns' proofs; the search).  Without ``exact`` the columns' proofs
     end once every outcome is proven (the time left is not spent on exact scores)."""
-    view: dict[str, Any] = {"moves": moves, "to_move": 1 if board.first_player_to_move else 2,
+    view: dict[str, Any] = {"moves": moves, "to_move": board.player_to_move,
                             "discs": board.moves, "seconds": seconds}
     if "columns" in parts:
-        view.update(columns_part(analyst, board, seconds, exact=exact))
+        view.update(columns_part(analyst.solver, analyst.book, board, seconds, exact=exact))
     if "search" in parts:
         view["search"] = search_part(analyst, board, seconds)
     if "evaluations" in parts:

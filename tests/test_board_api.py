@@ -180,8 +180,10 @@ BAD_REQUESTS = [
     ("api/analyze", {"moves": "4" * 300}, "a game has at most 42 moves"),
     ("api/analyze", {"moves": "44", "seconds": "0.01"}, "seconds must be from 0.05 to 10"),
     ("api/analyze", {"moves": "44", "seconds": "11"}, "seconds must be from 0.05 to 10"),
-    ("api/analyze", {"moves": "44", "seconds": "nan"}, "seconds must be from 0.05 to 10"),
-    ("api/analyze", {"moves": "44", "seconds": "inf"}, "seconds must be from 0.05 to 10"),
+    ("api/analyze", {"moves": "44", "seconds": "nan"}, "seconds must be a number"),
+    ("api/analyze", {"moves": "44", "seconds": "inf"}, "seconds must be a number"),
+    ("api/analyze", {"moves": "44", "seconds": "1_0"}, "seconds must be a number"),
+    ("api/analyze", {"moves": "4\uff14"}, "move 2 is '\uff14'"),
     ("api/analyze", {"moves": "44", "seconds": "soon"}, "seconds must be a number"),
     ("api/analyze", {"moves": "44", "parts": "columns,moves"}, "parts must be"),
     ("api/analyze", {"moves": "44", "page": "a b"}, "page must be"),
@@ -217,7 +219,7 @@ def test_bad_input_gets_400_with_one_sentence(url: str, path: str, params: dict[
 
 def test_nothing_a_browser_sends_gets_a_5xx(url: str) -> None:
     rng = random.Random(9)
-    alphabet = "0123456789.-,:;[]{}\"' %&=?/\\abcxyz\u00e9\u4e2d\x00"
+    alphabet = "0123456789.-,:;[]{}\"' %&=?/\\abcxyz\u00e9\u4e2d\x00\uff14\u0664_"
     paths = ["api/analyze", "api/move", "api/position", "api/state", "api/games", "api/review",
              "api/diagram", "", "static/board.js", "static/../app.py", "api/nothing"]
     names = ["moves", "seconds", "parts", "page", "mode", "state", "source", "id", "side",
@@ -274,6 +276,30 @@ def test_a_newer_request_from_the_same_page_cancels_the_analysis_in_flight(url: 
     assert results["other"][0] == 200 and results["other"][1] >= 9.5
 
 
+def test_a_new_position_cancels_the_proofs_in_flight_but_not_a_review(url: str) -> None:
+    results: dict[str, int] = {}
+
+    def ask(key: str, path: str, **params: Any) -> None:
+        results[key] = get(url, path, page="proofs", **params).status_code
+
+    # A Begin-Hard position of Pons' out of the book: its columns' exact scores take seconds.
+    proofs = threading.Thread(target=ask, args=("proofs", "api/analyze"),
+                              kwargs={"moves": "127265363", "seconds": 10, "parts": "columns"})
+    review = threading.Thread(target=ask, args=("review", "api/review"),
+                              kwargs={"moves": "5554224333234511764415115", "side": 1,
+                                      "seconds": 3})
+    proofs.start()
+    review.start()
+    time.sleep(1.0)
+    start = time.monotonic()
+    assert ok(url, "api/analyze", moves="4", seconds=0.1, parts="columns,evaluations",
+              page="proofs")["moves"] == "4"
+    proofs.join(30)
+    review.join(60)
+    assert results["proofs"] == 409 and time.monotonic() - start < 8
+    assert results["review"] == 200  # stepping through a game does not cancel its review
+
+
 def test_a_new_position_cancels_only_that_pages_work_on_other_positions(url: str) -> None:
     # The verdicts and the search of one position, asked for at once, do not cancel each other.
     outcome: dict[str, int] = {}
@@ -310,6 +336,17 @@ def test_position_of_a_won_game_shows_the_four(url: str) -> None:
     assert sorted(map(tuple, view["four"])) == [(5, 3), (5, 4), (5, 5), (5, 6)]
     assert view["grid"][5] == [0, 0, 0, 1, 1, 1, 1] and view["grid"][4][3:6] == [2, 2, 2]
     assert view["last"] == 6
+
+
+def test_the_last_state_of_a_game_the_student_won_reads_too(url: str) -> None:
+    # The bot started (column 1), the student won with column 4: as many discs each, and the
+    # student's four on the board, so the bot is "to move".
+    board = Board.from_moves("14142474")
+    assert board.last_mover_won()
+    grid = [list(row) for row in course_grid(board, student_to_move=False)]
+    found = ok(url, "api/state", state=str(grid))
+    again = Board.from_moves(found["moves"])
+    assert (again.position, again.mask) == (board.position, board.mask) and found["over"]
 
 
 def test_a_server_state_becomes_a_move_string_of_the_same_position(url: str) -> None:
@@ -392,6 +429,67 @@ def test_the_server_games_cannot_be_opened_without_a_database(games: dict[str, A
         assert reply.status_code == 400 and "no local server database" in reply.json()["error"]
 
 
+def test_files_that_are_not_what_they_should_be_are_refused_not_served_as_errors(
+        games: dict[str, Any], tmp_path: Path) -> None:
+    # The record and the server's database swapped: each is a database, but not the one meant.
+    with running_board(games["server_db"], games["record"], analysts=1) as base:
+        for path, params in (("api/games", {}), ("api/review", {"source": "server", "id": "1"}),
+                             ("api/review", {"source": "record", "id": "1"})):
+            reply = get(base, path, **params)
+            assert reply.status_code == 400, (path, reply.text)
+            assert "cannot be read" in reply.json()["error"]
+    text = tmp_path / "notes.txt"
+    text.write_text("not a database at all\n" * 100)
+    with running_board(text, text, analysts=1) as base:
+        for path, params in (("api/games", {}), ("api/review", {"source": "server", "id": "1"})):
+            reply = get(base, path, **params)
+            assert reply.status_code == 400 and "cannot be read" in reply.json()["error"]
+
+
+def test_the_filters_see_every_game_and_the_list_says_how_many_matched(tmp_path: Path) -> None:
+    from analysisboard.games import MAX_LISTED
+
+    record = tmp_path / "many.sqlite3"
+    quick_win = [3, 0, 3, 0, 3, 0, 3]
+    with Records(record) as records:
+        ids = [record_online_game(records, quick_win, we_first=True) for _ in range(MAX_LISTED + 30)]
+    with sqlite3.connect(record) as conn:  # the oldest 100 games were played last winter
+        conn.executemany("UPDATE games SET started_at = '2026-01-15T10:00:00.000+00:00' WHERE id = ?",
+                         [(game_id,) for game_id in ids[:100]])
+    with running_board(record, analysts=1) as base:
+        listing = ok(base, "api/games")
+        assert listing["total"] == MAX_LISTED + 30 and len(listing["games"]) == MAX_LISTED
+        assert listing["games"][0]["id"] == ids[-1]  # newest first
+        winter = ok(base, "api/games", until="2026-02-01")
+        assert winter["total"] == 100 and sorted(g["id"] for g in winter["games"]) == ids[:100]
+
+
+def test_too_many_waiting_requests_are_told_at_once_that_the_board_is_busy(
+        games: dict[str, Any]) -> None:
+    from analysisboard.analysts import MAX_WAITING
+
+    with running_board(games["record"], analysts=1) as base:
+        codes: list[int] = []
+
+        def ask(page: str) -> None:
+            codes.append(get(base, "api/analyze", moves="44", seconds=2, parts="search",
+                             page=page).status_code)
+
+        running = [threading.Thread(target=ask, args=(f"p{i}",)) for i in range(MAX_WAITING + 1)]
+        for thread in running:
+            thread.start()
+            time.sleep(0.2)
+        time.sleep(0.5)
+        start = time.monotonic()
+        reply = get(base, "api/analyze", moves="44", seconds=2, parts="search", page="late")
+        assert reply.status_code == 429 and time.monotonic() - start < 1.5
+        assert "busy" in reply.json()["error"]
+        assert get(base, "api/position", moves="44").status_code == 200  # served meanwhile
+        for thread in running:
+            thread.join(60)
+        assert codes == [200] * (MAX_WAITING + 1)
+
+
 # --- pictures -------------------------------------------------------------------------------
 
 
@@ -402,7 +500,8 @@ def test_diagrams_as_svg_and_png(url: str) -> None:
     png = get(url, "api/diagram", moves="4453", format="png", flip="1")
     assert png.status_code == 200 and png.content[:8] == b"\x89PNG\r\n\x1a\n"
     finished = get(url, "api/diagram", moves="4455667", format="svg", verdicts="1")
-    assert finished.status_code == 200
+    assert finished.status_code == 200 and b"first player (cross) won" in finished.content
+    assert b"second player (ring) to move" in get(url, "api/diagram", moves="4").content
 
 
 def test_the_page_and_its_assets_are_served_from_the_package(url: str) -> None:

@@ -141,6 +141,44 @@ def test_clicking_a_column_updates_the_verdict_row(browser: WebDriver, board: di
                for c in classes)
 
 
+def test_keys_pressed_quickly_are_all_played_in_order(browser: WebDriver,
+                                                     board: dict[str, Any]) -> None:
+    open_page(browser, board["url"], "4")
+    body = browser.find_element(By.TAG_NAME, "body")
+    for key in "3456":  # columns 3, 4, 5, 6 at once: 4, 5, 6, 7 in the move string
+        body.send_keys(key)
+    wait_for(lambda: body_data(browser, "verdicts") == "44567", "all four moves")
+    for _ in range(3):
+        body.send_keys("\ue012")  # left arrow, three times at once
+    wait_for(lambda: body_data(browser, "verdicts") == "44", "three moves undone")
+    assert browser.current_url.endswith("?moves=44")
+
+
+def test_the_keyboard_keeps_its_column_after_a_move(browser: WebDriver,
+                                                    board: dict[str, Any]) -> None:
+    open_page(browser, board["url"], "")
+    column = browser.find_element(By.CSS_SELECTOR, '#board .column[data-col="2"]')
+    browser.execute_script("arguments[0].focus();", column)
+    browser.switch_to.active_element.send_keys("\ue007")  # Enter
+    wait_for(lambda: body_data(browser, "verdicts") == "3", "the first disc")
+    focused = browser.switch_to.active_element
+    assert focused.get_attribute("data-col") == "2"  # the column redrawn, the focus kept
+    focused.send_keys(" ")
+    wait_for(lambda: body_data(browser, "verdicts") == "33", "the second disc, from the keyboard")
+
+
+def test_a_bad_address_shows_why_and_an_empty_board(browser: WebDriver,
+                                                    board: dict[str, Any]) -> None:
+    for address in ("?moves=44x", "?review=record:999"):
+        browser.get(board["url"] + address)
+        wait_for(lambda: body_data(browser, "verdicts") == "", f"the empty board after {address}")
+        error = browser.find_element(By.ID, "error")
+        assert error.is_displayed() and "The board starts empty instead." in error.text
+        assert "0 discs" in browser.find_element(By.ID, "status").text
+    press(browser, "3")
+    wait_for(lambda: body_data(browser, "verdicts") == "4", "a move on the empty board")
+
+
 def test_a_server_state_and_a_move_string_load_positions(browser: WebDriver,
                                                         board: dict[str, Any]) -> None:
     open_page(browser, board["url"], "")

@@ -4,12 +4,15 @@
 // the end of the game come from /api/position; verdicts, the search's view and the evaluations
 // from /api/analyze; the agent's moves from /api/move; reviews from /api/review.  Every request
 // carries this page's id, so the server cancels the work of a position the page has left.
+// Input (clicks, keys, undo, redo) goes through one queue: each move is played on the position
+// the one before it left, however fast they come.
 "use strict";
 
 (() => {
   const WIDTH = 7;
   const HEIGHT = 6;
   const CELL = 100;
+  const VERDICT_SECONDS = 1;
   const PROVE_LONGER_SECONDS = 10;
   const PAGE = (window.crypto && crypto.randomUUID ? crypto.randomUUID() :
     String(Math.random()).slice(2) + String(Date.now())).replace(/[^A-Za-z0-9_-]/g, "");
@@ -21,11 +24,11 @@
     position: null,
     view: "analyse",
     generation: 0,
-    verdictSeconds: 1,
-    game: null,      // a game against the agent: {mode, seconds, human, over}
-    review: null,    // an opened review: {data, ply, label, source, id}
+    game: null,      // a game against the agent: {mode, seconds, human, over, thinking, busy, moves}
+    review: null,    // an opened review: {data, ply, source, id}
   };
   const controllers = {};
+  let inputs = Promise.resolve();
 
   const $ = (id) => document.getElementById(id);
   const svgNS = "http://www.w3.org/2000/svg";
@@ -66,6 +69,12 @@
     box.hidden = !message;
   }
 
+  function enqueue(task) {
+    // One input at a time, each on the position the one before it left.
+    inputs = inputs.then(task).catch((error) => showError(error.message));
+    return inputs;
+  }
+
   // --- drawing -----------------------------------------------------------------------------
 
   function svg(name, attributes, parent) {
@@ -77,6 +86,9 @@
 
   function drawBoard() {
     const board = $("board");
+    const focused = document.activeElement && document.activeElement.closest
+      ? document.activeElement.closest("#board .column") : null;
+    const focusedColumn = focused ? focused.dataset.col : null;
     const position = state.position;
     board.replaceChildren();
     svg("rect", { x: 0, y: 0, width: WIDTH * CELL, height: HEIGHT * CELL, rx: 24, class: "frame" }, board);
@@ -107,6 +119,8 @@
       }
       svg("text", { x: col * CELL + CELL / 2, y: HEIGHT * CELL + 30, class: "label" }, board).textContent = col;
     }
+    // Redrawing replaces the columns: the keyboard's focus stays on the same column.
+    if (focusedColumn !== null) board.querySelector(`.column[data-col="${focusedColumn}"]`).focus();
   }
 
   function columnLabel(col, legal) {
@@ -141,7 +155,9 @@
       const entry = columns ? columns[col] : null;
       if (!entry) {
         cell.classList.add("pending");
-        cell.textContent = state.position && state.position.over ? "" : "…";
+        // Hidden while a game is played; "…" while the verdicts are being proven.
+        const waiting = state.view !== "play" && state.position && !state.position.over;
+        cell.textContent = waiting ? "…" : "";
       } else if (!entry.legal) {
         cell.classList.add("full");
         cell.textContent = "full";
@@ -169,9 +185,12 @@
     return text.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);
   }
 
+  function flipped() {
+    return document.body.classList.contains("flipped");
+  }
+
   function updateLinks() {
-    const common = { moves: state.moves, verdicts: $("save-verdicts").checked ? 1 : 0,
-      flip: document.body.classList.contains("flipped") ? 1 : 0 };
+    const common = { moves: state.moves, verdicts: $("save-verdicts").checked ? 1 : 0, flip: flipped() ? 1 : 0 };
     for (const fmt of ["svg", "png"]) {
       const link = $(`save-${fmt}`);
       link.href = `/api/diagram?${new URLSearchParams({ ...common, format: fmt })}`;
@@ -182,6 +201,7 @@
   function updateUrl() {
     const query = new URLSearchParams();
     if (state.moves) query.set("moves", state.moves);
+    if (flipped()) query.set("flip", "1");
     if (state.view === "review" && state.review && state.review.source) {
       query.set("review", `${state.review.source}:${state.review.id}`);
       query.set("ply", state.review.ply);
@@ -223,7 +243,7 @@
       "search-seconds-used", "eval-windows", "eval-learned"]) $(id).textContent = "—";
   }
 
-  async function analyse(generation, seconds) {
+  async function analyse(generation) {
     clearAnalysis();
     if (state.position.over) {
       $("verdict-status").textContent = "The game is over: nothing to analyse.";
@@ -231,17 +251,18 @@
       drawBoard();
       return;
     }
-    const budget = seconds || state.verdictSeconds;
     document.body.dataset.analysis = "running";
-    // The outcomes first (the book's answer at once), then the exact lengths with the table warm.
-    const verdicts = proveColumns(generation, budget, false)
-      .then((view) => view && !view.all_exact && proveColumns(generation, budget, true));
-    const search = runSearch(generation);
-    await Promise.all([verdicts, search]);
+    await Promise.all([proveVerdicts(generation, VERDICT_SECONDS), runSearch(generation)]);
     if (generation === state.generation) document.body.dataset.analysis = "done";
   }
 
-  async function proveColumns(generation, budget, exact) {
+  async function proveVerdicts(generation, budget) {
+    // The outcomes first (the book's answer at once), then the exact lengths with the table warm.
+    const first = await proveColumns(generation, budget, false, null);
+    if (first && !first.all_exact) await proveColumns(generation, budget, true, first);
+  }
+
+  async function proveColumns(generation, budget, exact, before) {
     const moves = state.moves;
     $("verdict-status").textContent = exact
       ? "Every column's outcome is shown; proving the exact lengths…"
@@ -255,16 +276,21 @@
       return null;
     }
     if (generation !== state.generation) return null;
+    if (before) {
+      // A proof already shown stays: a later pass may run on a colder table and prove less.
+      view.columns = view.columns.map((c, i) => (c.proven || !before.columns[i].proven ? c : before.columns[i]));
+      view.all_proven = view.columns.every((c) => !c.legal || c.proven);
+    }
     setVerdictCells(view.columns, budget);
     drawBoard();
     const legal = view.columns.filter((c) => c.legal);
     const proven = legal.filter((c) => c.proven);
     const sources = [...new Set(proven.map((c) => c.source))].join(" and ");
-    const lengths = legal.filter((c) => c.score !== null).length;
+    const scores = legal.filter((c) => c.score !== null).length;
     $("verdict-status").textContent = (view.all_proven
       ? `All ${legal.length} columns proven (${sources})`
       : `${proven.length} of ${legal.length} columns proven in ${budget} s; the others show the search's estimate`)
-      + (exact ? `; the exact length of ${lengths} known.` : ".");
+      + (exact ? `; exact scores known for ${scores}.` : ".");
     const best = $("verdicts").children[view.best];
     if (best) best.classList.add("best");
     if (view.evaluations) {
@@ -295,26 +321,37 @@
   }
 
   function drop(col) {
-    const position = state.position;
-    if (!position || position.over || !position.legal.includes(col)) return;
     if (state.view === "play") {
-      if (!gameRunning() || position.to_move !== state.game.human || state.game.thinking) return;
-      playMove(col);
+      // From a move of ours to the agent's answer, keys and clicks are not kept for later.
+      const game = state.game;
+      if (!gameRunning() || game.busy) return;
+      game.busy = true;
+      enqueue(() => playMove(col).finally(() => { game.busy = false; }));
       return;
     }
-    if (state.view === "review") switchView("analyse");
-    setMoves(state.moves + String(col + 1));
+    enqueue(async () => {
+      const position = state.position;
+      if (!position || position.over || !position.legal.includes(col)) return;
+      if (state.view === "review") leaveReview();
+      await setMoves(state.moves + String(col + 1));
+    });
   }
 
   function undo() {
-    if (!state.moves || gameRunning()) return;
-    state.redo.push(state.moves.slice(-1));
-    setMoves(state.moves.slice(0, -1), { keepRedo: true });
+    enqueue(async () => {
+      if (!state.moves || gameRunning()) return;
+      if (state.view === "review") leaveReview();
+      state.redo.push(state.moves.slice(-1));
+      await setMoves(state.moves.slice(0, -1), { keepRedo: true });
+    });
   }
 
   function redo() {
-    if (!state.redo.length || gameRunning()) return;
-    setMoves(state.moves + state.redo.pop(), { keepRedo: true });
+    enqueue(async () => {
+      if (!state.redo.length || gameRunning()) return;
+      if (state.view === "review") leaveReview();
+      await setMoves(state.moves + state.redo.pop(), { keepRedo: true });
+    });
   }
 
   // --- playing the agent -------------------------------------------------------------------
@@ -334,7 +371,8 @@
     if (event) event.preventDefault();
     const human = $("play-first").value === "me" ? 1 : 2;
     state.game = { mode: $("play-mode").value, seconds: $("play-seconds").value, human,
-      over: false, thinking: false };
+      over: false, thinking: false, busy: false, moves: "" };
+    delete document.body.dataset.gameOver;
     $("play-log").replaceChildren();
     $("play-review").disabled = true;
     await setMoves("");
@@ -343,8 +381,13 @@
   }
 
   async function playMove(col) {
-    logLine(`You: column ${col}`);
+    const position = state.position;
+    const game = state.game;
+    if (!gameRunning() || game.thinking || position.to_move !== game.human
+        || position.over || !position.legal.includes(col)) return;
     if (!(await setMoves(state.moves + String(col + 1)))) return;
+    logLine(`You: column ${col}`);
+    game.moves = state.moves;
     if (!checkGameOver()) await agentMove();
   }
 
@@ -355,10 +398,11 @@
     $("play-status").textContent = `The agent is thinking (${game.mode} mode, ${game.seconds} s)…`;
     try {
       const move = await api("/api/move", { moves: state.moves, mode: game.mode, seconds: game.seconds }, "move");
-      if (state.game !== game) return;
+      if (state.game !== game || state.view !== "play") return;
       const how = move.source === "search" ? `depth ${move.depth}` : `${move.source}`;
-      logLine(`Agent: column ${move.column} (${how}, ${move.seconds} s, ${move.words})`);
       await setMoves(state.moves + String(move.column + 1));
+      logLine(`Agent: column ${move.column} (${how}, ${move.seconds} s, ${move.words})`);
+      game.moves = state.moves;
       if (!checkGameOver()) $("play-status").textContent = "Your move: click a column or press 0-6.";
     } catch (error) {
       if (!quiet(error)) { showError(error.message); $("play-status").textContent = "The agent could not move."; }
@@ -398,10 +442,13 @@
     fillSelect($("filter-server"), listing.servers);
     const body = $("games").tBodies[0];
     body.replaceChildren();
+    $("games-count").textContent = listing.total > listing.games.length
+      ? `The newest ${listing.games.length} of ${listing.total} games; filter to see others.`
+      : `${listing.total} game${listing.total === 1 ? "" : "s"}.`;
     if (!listing.games.length) {
       const row = body.insertRow();
       const cell = row.insertCell();
-      cell.colSpan = 5;
+      cell.colSpan = 6;
       cell.textContent = "No games: play some (agent.py online, local) or change the filters.";
     }
     for (const game of listing.games) {
@@ -409,6 +456,7 @@
       row.dataset.key = `${game.source}:${game.id}`;
       row.insertCell().textContent = game.started.slice(0, 16).replace("T", " ");
       row.insertCell().textContent = game.source === "server" ? "local server" : `${game.kind} · ${game.server}`;
+      row.insertCell().textContent = game.opponent;
       const result = row.insertCell();
       result.textContent = game.result;
       result.className = `result-${game.result}`;
@@ -447,7 +495,8 @@
       data = await api("/api/review", which, "review");
     } catch (error) {
       if (!quiet(error)) { showError(error.message); $("review-summary").textContent = ""; }
-      return;
+      document.body.dataset.review = "failed";
+      return false;
     }
     state.review = { data, ply: 0, source: which.source, id: which.id };
     for (const row of $("games").tBodies[0].rows) {
@@ -474,6 +523,12 @@
     $("step-lost").disabled = !data.summary.first_lost;
     document.body.dataset.review = "done";
     await showPly(ply === undefined ? data.plies.length : ply);
+    return true;
+  }
+
+  function leaveReview() {
+    // Playing a move of one's own from a reviewed position: a variation, in the analysis view.
+    switchView("analyse", { redraw: false });
   }
 
   function moveText(entry) {
@@ -486,7 +541,7 @@
 
   async function showPly(ply) {
     const review = state.review;
-    if (!review) return;
+    if (!review || !Number.isInteger(ply)) return;
     const total = review.data.plies.length;
     review.ply = Math.max(0, Math.min(total, ply));
     for (const item of $("review-moves").children) {
@@ -510,16 +565,19 @@
 
   // --- views, keys, start ------------------------------------------------------------------
 
-  function switchView(view) {
+  function switchView(view, { redraw = true } = {}) {
     if (state.view === view) return;
+    if (state.view === "play" && state.game && !state.game.over) state.game.moves = state.moves;
     state.view = view;
     for (const name of ["analyse", "play", "review"]) {
       $(`panel-${name}`).hidden = name !== view;
       $(`tab-${name}`).setAttribute("aria-pressed", String(name === view));
     }
     if (view === "review") loadGames();
-    if (view !== "play" && state.game) state.game = state.game.over ? state.game : null;
-    if (state.position) setMoves(state.moves, { keepRedo: true });
+    if (!redraw) return;
+    // Back to a game left running: its position again.
+    const moves = view === "play" && state.game && !state.game.over ? state.game.moves : state.moves;
+    if (state.position) enqueue(() => setMoves(moves, { keepRedo: true }));
   }
 
   function onKey(event) {
@@ -550,16 +608,27 @@
   }
 
   function newGame() {
-    if (state.view === "play") { startGame(); return; }
-    setMoves("");
+    if (state.view === "play") {
+      if (gameRunning()) {
+        $("play-status").textContent = "A game is running: finish it, or press Start a game for a new one.";
+        return;
+      }
+      startGame();
+      return;
+    }
+    enqueue(async () => {
+      if (state.view === "review") leaveReview();
+      await setMoves("");
+    });
   }
 
   function flip() {
     document.body.classList.toggle("flipped");
     updateLinks();
+    updateUrl();
   }
 
-  function start() {
+  async function start() {
     $("board").addEventListener("click", (event) => {
       const group = event.target.closest(".column");
       if (group) drop(Number(group.dataset.col));
@@ -571,31 +640,36 @@
     $("flip").addEventListener("click", flip);
     $("save-verdicts").addEventListener("change", updateLinks);
     $("prove-longer").addEventListener("click", () => {
-      if (state.position && !state.position.over) analyse(state.generation, PROVE_LONGER_SECONDS);
+      if (state.position && !state.position.over) proveVerdicts(state.generation, PROVE_LONGER_SECONDS);
     });
     $("search-seconds").addEventListener("change", () => runSearch(state.generation));
     $("moves-form").addEventListener("submit", (event) => {
       event.preventDefault();
-      if (state.view === "play") switchView("analyse");
-      setMoves($("moves-input").value.trim());
+      enqueue(async () => {
+        if (state.view !== "analyse") switchView("analyse", { redraw: false });
+        await setMoves($("moves-input").value.trim());
+      });
     });
-    $("state-form").addEventListener("submit", async (event) => {
+    $("state-form").addEventListener("submit", (event) => {
       event.preventDefault();
-      try {
-        const found = await api("/api/state", { state: $("state-input").value }, "state");
-        if (state.view === "play") switchView("analyse");
+      enqueue(async () => {
+        let found;
+        try {
+          found = await api("/api/state", { state: $("state-input").value }, "state");
+        } catch (error) {
+          if (!quiet(error)) showError(error.message);
+          return;
+        }
+        if (state.view !== "analyse") switchView("analyse", { redraw: false });
         await setMoves(found.moves);
-      } catch (error) {
-        if (!quiet(error)) showError(error.message);
-      }
+      });
     });
     for (const view of ["analyse", "play", "review"]) {
       $(`tab-${view}`).addEventListener("click", () => switchView(view));
     }
     $("play-form").addEventListener("submit", startGame);
     $("play-review").addEventListener("click", () => {
-      const which = { moves: state.moves, side: state.game.human };
-      openReview(which);
+      openReview({ moves: state.moves, side: state.game.human });
     });
     $("games-form").addEventListener("submit", loadGames);
     $("step-first").addEventListener("click", () => showPly(0));
@@ -607,12 +681,23 @@
       if (first) showPly(first - 1);
     });
 
+    // The position, a review, the colours: as the address says, or the empty board.
     const query = new URLSearchParams(location.search);
+    if (query.get("flip") === "1") document.body.classList.add("flipped");
     const review = /^(record|server):(\d+)$/.exec(query.get("review") || "");
+    let shown = false;
     if (review) {
-      openReview({ source: review[1], id: review[2] }, query.has("ply") ? Number(query.get("ply")) : undefined);
+      const ply = Number(query.get("ply"));
+      shown = await openReview({ source: review[1], id: review[2] },
+        query.has("ply") && Number.isInteger(ply) ? ply : undefined);
+      if (!shown) switchView("analyse", { redraw: false });
     } else {
-      setMoves(query.get("moves") || "");
+      shown = await setMoves(query.get("moves") || "");
+    }
+    if (!shown) {
+      const problem = $("error").textContent;
+      await setMoves("");
+      showError(`${problem} The board starts empty instead.`);
     }
   }
 
