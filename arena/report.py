@@ -38,6 +38,7 @@ from arena.figures import (
 from arena.results import OVERRUN_TOLERANCE, MoveStats, Standing, Summary
 from arena.tournament import starts
 from engine.games import PlayedMove
+from engine.players import PlayerSpec
 from terminal import console
 
 # Wider than any table: rows are laid out at their natural width, never wrapped or cut (rich
@@ -201,7 +202,7 @@ def ours_series(summary: Summary) -> list[Series]:
     result = []
     for index, (spec, label) in enumerate(zip(summary.plan.specs, summary.plan.labels,
                                               strict=True)):
-        if spec.kind != "ours":
+        if not (isinstance(spec, PlayerSpec) and spec.kind == "ours"):
             continue
         moves: list[PlayedMove] = []
         games = 0
