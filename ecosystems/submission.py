@@ -7,7 +7,9 @@ last callable is the agent (kaggle-environments plays the last callable a file d
 kaggle-environments executes ``main.py`` with its folder on ``sys.path`` only while it runs
 (and without a ``__file__``), so ``main.py`` puts its folder first on ``sys.path`` and leaves it
 there: the engine imports modules in later calls too, and a package of the same name installed
-where the agent runs must not be taken for ours.  Loading imports and warms up the engine
+where the agent runs must not be taken for ours.  numba caches the compiled engine beside its
+sources (``__pycache__``); when the folder cannot be written, ``main.py`` points numba's cache to
+the temporary folder instead (``NUMBA_CACHE_DIR``, unless it is set).  Loading imports and warms up the engine
 (``ecosystems.connectx.archive_agent``): the load is charged to the first move, which counts
 from the first line of ``main.py``.
 
@@ -29,7 +31,7 @@ from ecosystems.connectx import PACKAGES
 from settings import AgentSettings, SolverSettings, UsageError
 
 ARCHIVE = "submission.tar.gz"
-REQUIRES = "Python 3.11+, numpy, numba and pydantic 2"
+REQUIRES = "numpy, numba and pydantic 2, on Python 3.11 or later"
 # Modules of ``ecosystems`` the agent needs (the other adapters import the arenas' packages).
 ECOSYSTEMS_MODULES = ("__init__.py", "connectx.py", "session.py")
 # Data files each package reads, beside its .py files (as pyproject.toml's package-data).
@@ -40,11 +42,12 @@ MAIN = '''\
 """Connect Four for Kaggle ConnectX: our engine in {mode} mode, written by `python agent.py kaggle`.
 
 kaggle-environments plays the last callable this file defines: ``agent`` below.  Everything it
-imports is in this archive, beside this file; the Python running it needs {requires}.
+imports is in this archive, beside this file; it needs {requires}.
 """
 
 import os
 import sys
+import tempfile
 import time
 
 LOADING_STARTED = time.perf_counter()  # the first move counts from here: loading is part of it
@@ -56,6 +59,9 @@ except NameError:  # kaggle-environments executes this file without a __file__
 # confused with packages of the same names installed elsewhere.
 if sys.path[:1] != [HERE]:
     sys.path.insert(0, HERE)
+# numba keeps the compiled engine beside its sources; where they cannot be written, elsewhere.
+if "NUMBA_CACHE_DIR" not in os.environ and not os.access(HERE, os.W_OK):
+    os.environ["NUMBA_CACHE_DIR"] = os.path.join(tempfile.gettempdir(), "connectx-numba-cache")
 
 from ecosystems.connectx import archive_agent  # noqa: E402
 
