@@ -37,8 +37,8 @@ from dataclasses import dataclass, field
 
 from arena.match import PlayedGame, play_game
 from board import Board
-from ecosystems.players import Spec, build_player
-from engine.players import Player, PlayerSpec
+from ecosystems.players import Spec, build_player, is_ours
+from engine.players import Player
 from search.bot import random_move
 from settings import AgentSettings, SolverSettings, UsageError
 
@@ -144,7 +144,7 @@ def make_plan(
     if seed is None:
         seed = random.SystemRandom().randrange(2**31)
     for spec in specs:
-        if isinstance(spec, PlayerSpec) and spec.kind == "ours":
+        if is_ours(spec):
             spec.move_seconds()  # refused here, not in a worker after the pool has started
     totals = Counter(spec.label for spec in specs)
     seen: Counter[str] = Counter()

@@ -21,7 +21,7 @@ import io
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 from board import Board
 from ecosystems.extras import require
@@ -59,6 +59,11 @@ class ForeignSpec:
 
 
 Spec = PlayerSpec | ForeignSpec
+
+
+def is_ours(spec: Spec) -> TypeGuard[PlayerSpec]:
+    """True for a spec of our engine (``ours...``)."""
+    return isinstance(spec, PlayerSpec) and spec.kind == "ours"
 
 
 def _parse_foreign(spec: str, kind: str, params: list[str]) -> ForeignSpec:
