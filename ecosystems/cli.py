@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 from ecosystems.connectx import SAFETY_MARGIN
@@ -21,8 +20,10 @@ def kaggle_command(args: argparse.Namespace, started: float) -> int:
     path = write_submission(out, agent, settings.solver, args.time)
     budget = f"{args.time:g} s a move at most" if args.time else f"actTimeout - {SAFETY_MARGIN:g} s a move"
     print(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB): {agent.mode} mode, {budget}")
-    print(f"it needs {REQUIRES} where it runs; try it with:")
-    print(f"  mkdir -p sub && tar -xzf {path} -C sub && python -c 'from kaggle_environments import make;"
-          f" print(make(\"connectx\").run([\"sub/main.py\", \"negamax\"])[-1])'")
-    print(f"submit {ARCHIVE} (docs/arenas.md)", file=sys.stderr)
+    unpacked = out / "unpacked"
+    print(f"where it runs it needs {REQUIRES}; play it as Kaggle does with:")
+    print(f"  mkdir -p {unpacked} && tar -xzf {path} -C {unpacked}")
+    print(f"  python -c 'from kaggle_environments import make;"
+          f" print(make(\"connectx\").run([\"{unpacked / 'main.py'}\", \"negamax\"])[-1])'")
+    print(f"then submit {ARCHIVE} to the competition (docs/arenas.md)")
     return 0

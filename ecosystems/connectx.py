@@ -100,20 +100,18 @@ class ConnectXAgent:
     """ConnectX's agent over one ``EngineSession``: ``agent(observation, configuration)``.
 
     ``seconds`` caps the time per move below the configuration's (None: as long as
-    ``actTimeout`` allows); ``loading_started`` is when loading the agent began (the
-    ``perf_counter`` value at the top of a submission's ``main.py``): the next move counts
-    from there.
+    ``actTimeout`` allows).
     """
 
-    def __init__(self, session: EngineSession, *, seconds: float | None = None,
-                 loading_started: float | None = None) -> None:
+    def __init__(self, session: EngineSession, *, seconds: float | None = None) -> None:
         self.session = session
         self.seconds = seconds
-        self.loading_started = loading_started
+        self.loading_started: float | None = None
 
     def loaded(self, started: float) -> None:
-        """The agent's file was loaded again (a new episode), from ``started`` on: the next
-        move pays for it."""
+        """The agent's file was loaded from ``started`` on (the ``perf_counter`` value at the top
+        of a submission's ``main.py``; again for each episode): the next move counts from there,
+        as kaggle-environments charges the load to it."""
         self.loading_started = started
 
     def __call__(self, observation: Any, configuration: Any) -> int:

@@ -133,6 +133,14 @@ def test_the_archive_holds_main_py_and_what_the_agent_imports(tmp_path: Path) ->
         write_submission(tmp_path, AgentSettings(), SolverSettings(book="my.bin"), None)
 
 
+def test_the_kaggle_command_refuses_a_file_for_a_folder(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    target = tmp_path / "taken"
+    target.write_text("")
+    assert agent.main(["kaggle", "--out", str(target)]) == 2
+    assert capsys.readouterr().err == f"error: --out {target}: exists and is not a folder\n"
+
+
 RUNNER = textwrap.dedent("""
     import json, random, sys
     from kaggle_environments import make
