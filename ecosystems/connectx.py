@@ -8,7 +8,8 @@ than ``actTimeout`` is charged to the overage (60 s a game); past it the game is
 Anything but a Python ``int`` column that can be played loses at once (a NumPy integer
 included), so every answer goes through ``int``.
 
-Time: a move thinks ``actTimeout - SAFETY_MARGIN`` seconds at most (or less, ``seconds``).  The
+Time: a move thinks ``actTimeout - SAFETY_MARGIN`` seconds at most (or less, ``seconds``; and
+less when under the margin is left of the overage, ``move_seconds``).  The
 first call after the file was loaded counts from the start of the load
 (``loading_started``): kaggle-environments runs an agent's file inside its first move, so the
 imports and the compiled code's loading (or compilation, on a first run) are charged to that
@@ -88,11 +89,17 @@ def observation_of(board: Board, *, overage: float = 60.0) -> dict[str, Any]:
     return {"board": cells, "mark": mark, "step": board.moves, "remainingOverageTime": overage}
 
 
-def move_seconds(configuration: Any, seconds: float | None) -> float:
+def move_seconds(configuration: Any, seconds: float | None, overage: float | None = None) -> float:
     """The thinking time of a move: ``actTimeout`` less the margin (half of it when that is
-    less than the margin), and no more than ``seconds`` when given."""
+    less than the margin), and no more than ``seconds`` when given.
+
+    The overage left (``observation.remainingOverageTime``) is not planned for: it pays for
+    loading the agent.  When less than the margin is left of it, the move thinks that much
+    less, so that the margin stays whole inside ``actTimeout``."""
     act = float(_field(configuration, "actTimeout", DEFAULT_ACT_TIMEOUT))
     budget = act - SAFETY_MARGIN if act > 2 * SAFETY_MARGIN else act / 2
+    if overage is not None and overage < SAFETY_MARGIN:
+        budget = max(budget - (SAFETY_MARGIN - max(overage, 0.0)), budget / 2)
     return budget if seconds is None else min(seconds, budget)
 
 
@@ -123,8 +130,11 @@ class ConnectXAgent:
         collecting = gc.isenabled()
         gc.disable()
         try:
+            overage = _field(observation, "remainingOverageTime")
+            seconds = move_seconds(configuration, self.seconds,
+                                   None if overage is None else float(overage))
             return self.session.choose(board, side=_field(observation, "mark"), start=start,
-                                       seconds=move_seconds(configuration, self.seconds))
+                                       seconds=seconds)
         finally:
             if collecting:
                 gc.enable()

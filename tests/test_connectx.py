@@ -84,6 +84,10 @@ def test_a_move_keeps_a_margin_below_the_limit() -> None:
     assert move_seconds({"actTimeout": 2}, 0.3) == 0.3
     assert move_seconds({"actTimeout": 2}, 5.0) == 1.5
     assert move_seconds({"actTimeout": 0.6}, None) == 0.3  # a short limit: half of it
+    # The overage pays for loading; once less than the margin is left, a move thinks less.
+    assert move_seconds({"actTimeout": 2}, None, overage=60.0) == 1.5
+    assert move_seconds({"actTimeout": 2}, None, overage=0.2) == pytest.approx(1.2)
+    assert move_seconds({"actTimeout": 2}, None, overage=0.0) == 1.0
 
 
 def test_the_agent_answers_a_python_int_and_wins_when_it_can() -> None:
