@@ -13,6 +13,7 @@
     python agent.py report --out report        # measurements and figures for the report
     python agent.py board                      # the analysis board in the browser
     python agent.py board-image "4453" --out p.svg   # a position as a picture
+    python agent.py kaggle --out DIR           # a Kaggle ConnectX submission (docs/arenas.md)
 
 Each command's work lives in a ``cli`` module of its package, imported only when the command
 runs, so a quick command does not pay for loading the web server or the plotting library.  A
@@ -52,6 +53,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "report": ("reporting.cli", "report_command"),
     "board": ("analysisboard.cli", "board_command"),
     "board-image": ("analysisboard.cli", "board_image_command"),
+    "kaggle": ("ecosystems.cli", "kaggle_command"),
 }
 MAX_DEPTH = 42  # plies: no search needs to look further than the board holds
 # Everywhere else a column is 0-6, as the server counts; a move string is Pons' notation.
@@ -169,8 +171,9 @@ def build_parser() -> AgentParser:
 
     p = sub.add_parser("local", help="play against a local opponent in the course environment")
     p.add_argument("--opponent", default="random", metavar="NAME",
-                   help="random, bot[:DEPTH], seed or ours[:SECONDS][:HEURISTIC][:course|:strongest]"
-                        "[:dN][:random-model] (default random)")
+                   help="random, bot[:DEPTH], seed, ours[:SECONDS][:HEURISTIC][:course|:strongest]"
+                        "[:dN][:random-model], kaggle:negamax, kaggle:random or"
+                        " openspiel:mcts[:N] (default random)")
     p.add_argument("--first", choices=("me", "them", "random"), default="random",
                    help="who starts (default random)")
     p.add_argument("--games", type=whole(1), default=1, metavar="N")
@@ -204,7 +207,8 @@ def build_parser() -> AgentParser:
     p.add_argument("--players", required=True, metavar="A,B[,C...]",
                    help="player specs: ours[:SECONDS][:HEURISTIC][:course|:strongest][:dN]"
                         "[:random-model], "
-                        "bot[:DEPTH], random, seed")
+                        "bot[:DEPTH], random, seed, kaggle:negamax, kaggle:random,"
+                        " openspiel:mcts[:N]")
     p.add_argument("--games", type=whole(1), default=None, metavar="N",
                    help="games per pairing (default 10; with --every-opening, 2 x 7^K)")
     _add_time(p, "agent.seconds_per_move, for an `ours` given without a time")
@@ -245,6 +249,16 @@ def build_parser() -> AgentParser:
                    help="a smaller report at 0.3 s per move, in about five minutes")
     p.add_argument("--seed", type=int, default=None, metavar="X",
                    help="seed of every random choice (default: a random one, printed)")
+    p.add_argument("--opponents", default=None, metavar="A,B[,C...]",
+                   help="the opponents' player specs (default bot:3,seed,random; also"
+                        " kaggle:negamax, kaggle:random, openspiel:mcts[:N])")
+    _add_config(p)
+
+    p = sub.add_parser("kaggle", help="write a Kaggle ConnectX submission (submission.tar.gz)")
+    p.add_argument("--out", required=True, metavar="DIR", help="write submission.tar.gz here")
+    _add_mode(p)
+    p.add_argument("--time", type=seconds, default=None, metavar="SECONDS",
+                   help="seconds per move at most (default: ConnectX's actTimeout less a margin)")
     _add_config(p)
 
     p = sub.add_parser("analyze", help="exact score of every column of a position")

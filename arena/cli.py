@@ -25,9 +25,10 @@ from arena.tournament import (
     worker_count,
 )
 from board import Board, moves_to_string
+from ecosystems.players import parse_spec
 from engine.cli import with_mode
 from engine.games import PlayedMove
-from engine.players import OursPlayer, parse_spec
+from engine.players import OursPlayer
 from settings import AgentSettings, SolverSettings, UsageError, load_settings
 from terminal import progress
 

@@ -37,6 +37,7 @@ from arena.figures import (
 )
 from arena.results import OVERRUN_TOLERANCE, MoveStats, Standing, Summary
 from arena.tournament import starts
+from ecosystems.players import is_ours
 from engine.games import PlayedMove
 from terminal import console
 
@@ -201,7 +202,7 @@ def ours_series(summary: Summary) -> list[Series]:
     result = []
     for index, (spec, label) in enumerate(zip(summary.plan.specs, summary.plan.labels,
                                               strict=True)):
-        if spec.kind != "ours":
+        if not is_ours(spec):
             continue
         moves: list[PlayedMove] = []
         games = 0

@@ -13,6 +13,7 @@ from typing import Any
 
 from arena.match import ERROR, ILLEGAL
 from arena.tournament import TournamentGame, TournamentPlan
+from ecosystems.players import is_ours
 from engine.games import PlayedMove, Tally
 
 # A move slower than its budget by more than this misses the project's timing target.
@@ -187,7 +188,7 @@ def summarize(plan: TournamentPlan, outcomes: list[TournamentGame], *, workers: 
     pairings = [PairingResult(Standing(labels[a]), Standing(labels[b])) for a, b in plan.pairings]
     overall = [Standing(label) for label in labels]
     # our players' budget: make_plan refuses an ``ours`` spec without its time per move
-    moves = [MoveStats(label, spec.seconds if spec.kind == "ours" else None)
+    moves = [MoveStats(label, spec.seconds if is_ours(spec) else None)
              for spec, label in zip(plan.specs, labels, strict=True)]
 
     for outcome in outcomes:

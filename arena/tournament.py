@@ -37,7 +37,8 @@ from dataclasses import dataclass, field
 
 from arena.match import PlayedGame, play_game
 from board import Board
-from engine.players import Player, PlayerSpec, build_player
+from ecosystems.players import Spec, build_player, is_ours
+from engine.players import Player
 from search.bot import random_move
 from settings import AgentSettings, SolverSettings, UsageError
 
@@ -60,7 +61,7 @@ class TournamentPlan:
     number.
     """
 
-    specs: tuple[PlayerSpec, ...]
+    specs: tuple[Spec, ...]
     labels: tuple[str, ...]
     games: int
     seed: int
@@ -108,7 +109,7 @@ class TournamentGame:
 
 
 def make_plan(
-    specs: Sequence[PlayerSpec],
+    specs: Sequence[Spec],
     games: int,
     seed: int | None = None,
     agent: AgentSettings | None = None,
@@ -143,7 +144,7 @@ def make_plan(
     if seed is None:
         seed = random.SystemRandom().randrange(2**31)
     for spec in specs:
-        if spec.kind == "ours":
+        if is_ours(spec):
             spec.move_seconds()  # refused here, not in a worker after the pool has started
     totals = Counter(spec.label for spec in specs)
     seen: Counter[str] = Counter()
@@ -229,7 +230,7 @@ def plan_tasks(plan: TournamentPlan) -> list[GameTask]:
 class _Roster:
     """Per worker process: the tournament's specs, and each player once it has been built."""
 
-    specs: tuple[PlayerSpec, ...] = ()
+    specs: tuple[Spec, ...] = ()
     labels: tuple[str, ...] = ()
     agent: AgentSettings = field(default_factory=AgentSettings)
     solver: SolverSettings = field(default_factory=SolverSettings)

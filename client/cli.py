@@ -24,8 +24,9 @@ from client.records import ONLINE, Records, masked_ids
 from course.errors import ClientError, ResumeUnsafe, StatsUnavailable
 from course.ids import stil_ids_problem
 from course.protocol import RESULT_NAMES, CourseServer, Stats
+from ecosystems.players import parse_player
 from engine.cli import opponent_model, with_mode
-from engine.players import Player, parse_player
+from engine.players import Player
 from settings import (
     DEFAULT_CONFIG_PATH,
     ConfigError,

@@ -222,6 +222,7 @@ class OursPlayer:
         return self.last.column
 
 
+KINDS = ("ours", "bot", "random", "seed", "human")  # what a spec may start with
 SPEC_HELP = ("ours[:SECONDS][:HEURISTIC][:course|:strongest][:dN][:random-model], bot[:DEPTH],"
              " random, seed or human")
 OURS_OPTIONS = (f"SECONDS (a number), a heuristic ({', '.join(HEURISTICS)}), a mode"

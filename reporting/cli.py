@@ -1,4 +1,4 @@
-"""``agent.py report --out DIR [--games N] [--time S] [--quick] [--seed X]``.
+"""``agent.py report --out DIR [--games N] [--time S] [--quick] [--seed X] [--opponents A,B]``.
 
 Runs the measurements a course report needs (``reporting.measure``) and writes ``DIR/report.md``
 with its figures (``reporting.document``).  The time per move is ``agent.seconds_per_move`` of
@@ -17,6 +17,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from ecosystems.players import parse_spec
 from heuristics import HEURISTICS
 from reporting.document import Measured, write
 from reporting.measure import (
@@ -65,9 +66,26 @@ def _command(args: argparse.Namespace, seed: int) -> str:
         parts += ["--games", str(args.games)]
     if args.time:
         parts += ["--time", f"{args.time:g}"]
+    if args.opponents:
+        parts += ["--opponents", args.opponents]
     if args.config:
         parts += ["--config", args.config]
     return shlex.join(parts)
+
+
+def opponents_of(text: str | None) -> tuple[str, ...]:
+    """The opponents of ``--opponents`` (player specs, by comma; default ``OPPONENTS``), each
+    checked now, before any game is played; ``ours`` and ``human`` refused."""
+    if text is None:
+        return OPPONENTS
+    opponents = tuple(part.strip() for part in text.split(",") if part.strip())
+    if not opponents:
+        raise UsageError("--opponents: name at least one player spec")
+    for opponent in opponents:
+        if parse_spec(opponent).kind in ("ours", "human"):
+            raise UsageError(f"--opponents {opponent}: the report measures our agent against"
+                             " other players; compare ours with ours in `agent.py tournament`")
+    return opponents
 
 
 def report_command(args: argparse.Namespace, started: float) -> int:
@@ -76,18 +94,19 @@ def report_command(args: argparse.Namespace, started: float) -> int:
     if out.exists() and not out.is_dir():
         raise UsageError(f"--out {out}: exists and is not a folder")
     plan = plan_for(args, settings.agent.seconds_per_move)
+    opponents = opponents_of(args.opponents)
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
     workers = default_workers()
     agent, solver = settings.agent, settings.solver
     print(f"report: course mode, {plan.seconds:g} s per move, {plan.games} games per opponent,"
           f" seed {seed}, {workers} worker(s), into {out}", file=sys.stderr)
     start = time.monotonic()
-    with progress(plan.games * len(OPPONENTS), "games against bot:3, seed and random") as advance:
-        opponents = play_opponents(agent, solver, plan.seconds, plan.games, seed, workers,
-                                   advance)
+    with progress(plan.games * len(opponents), f"games against {', '.join(opponents)}") as advance:
+        played = play_opponents(agent, solver, plan.seconds, plan.games, seed, workers, advance,
+                                opponents)
     with progress(len(plan.budgets) * len(plan.positions), "depth and speed") as advance:
         budgets = depth_and_speed(agent, solver, plan.positions, plan.budgets, advance)
-    moves = [m for summary in opponents.values() for m in our_moves(summary.outcomes, 0)]
+    moves = [m for summary in played.values() for m in our_moves(summary.outcomes, 0)]
     with progress(len(moves), "moves checked by the solver") as advance, \
             open_executor(workers) as executor:
         checks = correctness(moves, plan.correctness_seconds, solver.table_bits, executor,
@@ -99,7 +118,7 @@ def report_command(args: argparse.Namespace, started: float) -> int:
             heuristics = compare_heuristics(agent, solver, HEURISTICS, plan.seconds,
                                             plan.heuristic_games, seed, workers, advance)
     measured = Measured(_command(args, seed), plan.seconds, plan.games, seed, workers,
-                        agent.min_depth, agent.heuristic, opponents, budgets, checks,
+                        agent.min_depth, agent.heuristic, played, budgets, checks,
                         plan.correctness_seconds, heuristics, time.monotonic() - start)
     written = write(measured, out)
     print(f"wrote {', '.join(str(p) for p in written)} in {measured.elapsed / 60:.1f} min",

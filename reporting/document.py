@@ -28,6 +28,7 @@ from arena.figures import (
 from arena.report import ours_series
 from arena.results import Summary
 from engine.games import Tally
+from engine.players import PlayerSpec
 from reporting.measure import BudgetPoint, Check
 
 if TYPE_CHECKING:
@@ -82,6 +83,26 @@ def machine() -> str:
             continue
     return (f"{cpu}, {cores} core(s) available; {platform.system()} {platform.release()}; "
             f"Python {sys.version.split()[0]}; {', '.join(versions)}")
+
+
+# The opponents a report may name, in words (any other is named by its spec).
+OPPONENT_WORDS = {
+    "bot:3": "the course server's bot (`bot:3`: alpha-beta cut at depth 3, random among equal moves)",
+    "seed": "the seed assignment's player (`seed`: alpha-beta at depth 5)",
+    "random": "a uniformly random player",
+    "kaggle:negamax": "Kaggle ConnectX's built-in negamax (`kaggle:negamax`: depth 4)",
+    "kaggle:random": "Kaggle ConnectX's random agent (`kaggle:random`)",
+}
+
+
+def describe_opponent(spec: str) -> str:
+    """An opponent of the report in words, for the results' caption."""
+    if spec in OPPONENT_WORDS:
+        return OPPONENT_WORDS[spec]
+    if spec.startswith("openspiel:mcts:"):
+        return (f"OpenSpiel's MCTS (`{spec}`: {int(spec.rsplit(':', 1)[1]):,} simulations a move,"
+                " random rollouts)")
+    return f"`{spec}`"
 
 
 def _series(measured: Measured) -> list[Series]:
@@ -279,14 +300,14 @@ def write(measured: Measured, out: Path) -> list[Path]:
                  f"Results of ours (course mode, {measured.seconds:g} s per move):"
                  f" {sum(t.games for _, t in rows)} games")
     written.append(out / "results.png")
+    names = [describe_opponent(opponent) for opponent in measured.opponents]
+    against = ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else names[0]
     lines += [*table, "", "![results](results.png)", "",
-                      f"*Wins, draws and losses of our agent against the course server's bot"
-                      f" (`bot:3`: alpha-beta cut at depth 3, random among equal moves), the"
-                      f" seed assignment's player (`seed`: alpha-beta at depth 5) and a uniformly"
-                      f" random player, {measured.games} games each, each side starting half."
+                      f"*Wins, draws and losses of our agent against {against},"
+                      f" {measured.games} games each, each side starting half."
                       f" Repeat one row with: `python agent.py tournament --players"
-                      f" ours:{measured.seconds:g}:course,bot:3 --games {measured.games}"
-                      f" --seed {measured.seed}`.*", ""]
+                      f" ours:{measured.seconds:g}:course,{next(iter(measured.opponents))}"
+                      f" --games {measured.games} --seed {measured.seed}`.*", ""]
 
     series = _series(measured)
     lines += ["## Time per move", ""]
@@ -348,7 +369,8 @@ def write(measured: Measured, out: Path) -> list[Path]:
 
     if measured.heuristics is not None:
         labels, scores = _score_matrix(measured.heuristics)
-        names = [spec.heuristic or measured.heuristic for spec in measured.heuristics.plan.specs]
+        names = [(spec.heuristic if isinstance(spec, PlayerSpec) else None) or measured.heuristic
+                 for spec in measured.heuristics.plan.specs]
         games = measured.heuristics.plan.games
         chance, differs = heuristics_text(games, scores)
         plot_matrix(names, scores, games, out / "heuristics.png",

@@ -4,7 +4,8 @@ Each function runs one measurement of our agent in course mode (the assignment's
 and returns its data; ``reporting.document`` turns them into figures and the report.
 
 - ``play_opponents``: games against the server's bot (``bot:3``), the seed player and a random
-  player, each starting half of them (``arena``, in worker processes);
+  player (or the opponents asked for: any player spec but ``ours``, ``ecosystems.players``),
+  each starting half of them (``arena``, in worker processes);
 - ``depth_and_speed``: the depth reached and the nodes per second at each time budget, on
   a fixed set of positions;
 - ``correctness``: on the positions of those games where some legal move changes the
@@ -27,7 +28,7 @@ from dataclasses import dataclass, field
 from arena.results import Summary, summarize
 from arena.tournament import TournamentGame, make_plan, run_tournament
 from board import Board
-from engine.players import parse_spec
+from ecosystems.players import parse_spec
 from engine.referee import judge_move
 from settings import AgentSettings, SolverSettings, revised
 from solver.book import Book, load_book
@@ -76,15 +77,17 @@ def course_agent(agent: AgentSettings, heuristic: str | None = None) -> AgentSet
 
 
 def play_opponents(agent: AgentSettings, solver: SolverSettings, seconds: float, games: int,
-                   seed: int, workers: int, advance: Advance) -> dict[str, Summary]:
-    """``games`` games of ours (course mode, ``seconds`` per move) against each opponent."""
+                   seed: int, workers: int, advance: Advance,
+                   opponents: Sequence[str] = OPPONENTS) -> dict[str, Summary]:
+    """``games`` games of ours (course mode, ``seconds`` per move) against each opponent
+    (player specs, already checked)."""
     summaries = {}
-    for opponent in OPPONENTS:
+    for opponent in opponents:
         specs = [parse_spec(f"ours:{seconds:g}:course"), parse_spec(opponent)]
         plan = make_plan(specs, games, seed, agent, solver)
         start = time.monotonic()
         outcomes = run_tournament(plan, workers, lambda _d, _t, _g: advance(1))
-        summaries[opponent] = summarize(plan, outcomes, workers=workers,
+        summaries[specs[1].label] = summarize(plan, outcomes, workers=workers,
                                         elapsed=time.monotonic() - start)
     return summaries
 

@@ -16,7 +16,7 @@ LAYERS: list[set[str]] = [
     {"heuristics", "timecontrol"},
     {"search", "solver"},
     {"engine", "training"},
-    {"course"},
+    {"course", "ecosystems"},
     {"client", "localserver", "arena"},
     {"reporting", "analysisboard"},
     {"agent"},

@@ -1,0 +1,127 @@
+"""A Kaggle ConnectX submission: ``submission.tar.gz`` with ``main.py`` at its root.
+
+The archive holds our engine's packages as they are installed here (their ``.py`` files, the
+fitted evaluations' weights, and in strongest mode the opening book) and a ``main.py`` whose
+last callable is the agent (kaggle-environments plays the last callable a file defines).
+
+kaggle-environments executes ``main.py`` with its folder on ``sys.path`` only while it runs
+(and without a ``__file__``), so ``main.py`` puts its folder first on ``sys.path`` and leaves it
+there: the engine imports modules in later calls too, and a package of the same name installed
+where the agent runs must not be taken for ours.  numba caches the compiled engine beside its
+sources (``__pycache__``); when the folder cannot be written, ``main.py`` points numba's cache to
+the temporary folder instead (``NUMBA_CACHE_DIR``, unless it is set).  Loading imports and warms up the engine
+(``ecosystems.connectx.archive_agent``): the load is charged to the first move, which counts
+from the first line of ``main.py``.
+
+The Python that runs it needs what the engine imports: numpy, numba and pydantic 2
+(``REQUIRES``), on Python 3.11 or later.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+import json
+import tarfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+from ecosystems.connectx import PACKAGES
+from settings import AgentSettings, SolverSettings, UsageError
+
+ARCHIVE = "submission.tar.gz"
+REQUIRES = "numpy, numba and pydantic 2, on Python 3.11 or later"
+# Modules of ``ecosystems`` the agent needs (the other adapters import the arenas' packages).
+ECOSYSTEMS_MODULES = ("__init__.py", "connectx.py", "session.py")
+# Data files each package reads, beside its .py files (as pyproject.toml's package-data).
+DATA = {"heuristics": ("data/*.json",)}
+BOOK = {"solver": ("data/book.bin", "data/book.json")}
+
+MAIN = '''\
+"""Connect Four for Kaggle ConnectX: our engine in {mode} mode, written by `python agent.py kaggle`.
+
+kaggle-environments plays the last callable this file defines: ``agent`` below.  Everything it
+imports is in this archive, beside this file; it needs {requires}.
+"""
+
+import os
+import sys
+import tempfile
+import time
+
+LOADING_STARTED = time.perf_counter()  # the first move counts from here: loading is part of it
+try:
+    HERE = os.path.dirname(os.path.abspath(__file__))
+except NameError:  # kaggle-environments executes this file without a __file__
+    HERE = os.path.dirname(os.path.abspath(sys._getframe().f_code.co_filename))
+# First on the path, and left there: later calls import too, and our packages must not be
+# confused with packages of the same names installed elsewhere.
+if sys.path[:1] != [HERE]:
+    sys.path.insert(0, HERE)
+# numba keeps the compiled engine beside its sources; where they cannot be written, elsewhere.
+if "NUMBA_CACHE_DIR" not in os.environ and not os.access(HERE, os.W_OK):
+    os.environ["NUMBA_CACHE_DIR"] = os.path.join(tempfile.gettempdir(), "connectx-numba-cache")
+
+from ecosystems.connectx import archive_agent  # noqa: E402
+
+PLAY = archive_agent(HERE, {agent}, {solver}, seconds={seconds}, loading_started=LOADING_STARTED)
+
+
+def agent(observation, configuration):
+    """ConnectX's agent: our column (a Python int) for the observation."""
+    return PLAY(observation, configuration)
+'''
+
+
+def main_py(agent: AgentSettings, solver: SolverSettings, seconds: float | None) -> str:
+    """The text of the archive's ``main.py`` for these settings."""
+    return MAIN.format(mode=agent.mode, requires=REQUIRES,
+                       agent=repr(json.loads(agent.model_dump_json())),
+                       solver=repr(json.loads(solver.model_dump_json())), seconds=repr(seconds))
+
+
+def _package_folder(name: str) -> Path:
+    spec = importlib.util.find_spec(name)
+    if spec is None or not spec.submodule_search_locations:
+        raise UsageError(f"the package {name!r} is not installed: cannot write the archive")
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+def archive_files(mode: str) -> Iterator[tuple[str, Path]]:
+    """(name in the archive, file here) of every file the agent needs in ``mode``."""
+    for package in PACKAGES:
+        folder = _package_folder(package)
+        if package == "ecosystems":
+            sources = [folder / name for name in ECOSYSTEMS_MODULES]
+        else:
+            sources = sorted(path for path in folder.rglob("*.py") if "__pycache__" not in path.parts)
+        patterns = DATA.get(package, ()) + (BOOK.get(package, ()) if mode == "strongest" else ())
+        for pattern in patterns:
+            sources += sorted(folder.glob(pattern))
+        for path in sources:
+            yield f"{package}/{path.relative_to(folder).as_posix()}", path
+
+
+def write_submission(out: Path, agent: AgentSettings, solver: SolverSettings,
+                     seconds: float | None) -> Path:
+    """Write ``out/submission.tar.gz`` for our agent with these settings; return its path.
+
+    ``seconds`` caps the time per move (None: ``actTimeout`` less the safety margin).  The
+    opening book of strongest mode is the one shipped in ``solver/data``.
+    """
+    if solver.book:
+        raise UsageError(f"[solver] book = {solver.book!r}: a submission carries the opening book"
+                         " shipped in solver/data; leave solver.book empty")
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / ARCHIVE
+    with tarfile.open(path, "w:gz") as archive:
+        text = main_py(agent, solver, seconds).encode()
+        info = tarfile.TarInfo("main.py")
+        info.size = len(text)
+        info.mode = 0o644
+        info.mtime = int(time.time())
+        archive.addfile(info, io.BytesIO(text))
+        for name, source in archive_files(agent.mode):
+            archive.add(source, arcname=name, recursive=False)
+    return path
