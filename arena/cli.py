@@ -56,7 +56,6 @@ def tournament_command(args: argparse.Namespace, started: float) -> int:
     done: dict[int, TournamentGame] = {}
     if work is not None:
         plan, done = work.resume(plan, seed_given=args.seed is not None)
-        work.begin(plan, _command_line(args, plan))
         if done:
             print(f"resuming: {len(done)} of {plan.total_games} games already played"
                   f" ({work.path})", file=sys.stderr)
@@ -74,6 +73,8 @@ def tournament_command(args: argparse.Namespace, started: float) -> int:
             kept += 1
 
     with open_executor(worker_count(plan, args.workers), args.scheduler) as executor:
+        if work is not None:
+            work.begin(plan, _command_line(args, plan))
         try:
             with progress(plan.total_games - len(done), "games") as advance:
                 outcomes = run_tournament(plan, executor, lambda _d, _t, _g: advance(1),

@@ -60,7 +60,8 @@ class TournamentWork:
         """The plan to play and the games of it already finished (by task index).
 
         An unfinished run of the same plan is resumed; with ``seed_given`` False, one of any
-        seed, whose seed is then taken.  Raises ``OtherPlan`` when the file holds another plan.
+        seed, whose seed is then taken.  Raises ``OtherPlan`` when the file holds games of
+        another plan (a file of another plan without a game is dropped: nothing is lost).
         """
         lines = read_lines(self.path)
         header = next(lines, None)
@@ -70,18 +71,22 @@ class TournamentWork:
         wanted = plan_identity(plan)
         if not seed_given:
             wanted["seed"] = stored.get("seed")
+        played = [line for line in lines if isinstance(line.get("game"), int)]
         if stored != wanted:
-            raise OtherPlan(
-                f"{self.path} holds an unfinished tournament of other players or options;"
-                f" finish it with `{header.get('command', '?')}`, or choose another --out")
+            if played:
+                raise OtherPlan(
+                    f"{self.path} holds an unfinished tournament of other players or options;"
+                    f" finish it with `{header.get('command', '?')}`, or choose another --out")
+            self.remove()
+            return plan, {}
         plan = dataclasses.replace(plan, seed=int(stored["seed"]))
         tasks = plan_tasks(plan)
         done = {}
-        for line in lines:
-            index = line.get("game")
-            if isinstance(index, int) and 0 <= index < len(tasks):
+        for line in played:
+            if 0 <= line["game"] < len(tasks):
                 record = {key: line[key] for key in _RECORD_FIELDS if key in line}
-                done[index] = TournamentGame(tasks[index], PlayedGame.from_dict(record))
+                done[line["game"]] = TournamentGame(tasks[line["game"]],
+                                                    PlayedGame.from_dict(record))
         return plan, done
 
     def begin(self, plan: TournamentPlan, command: str) -> None:

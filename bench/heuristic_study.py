@@ -49,9 +49,14 @@ sys.path.insert(0, str(ROOT))
 
 from arena.figures import plot_matrix  # noqa: E402
 from arena.results import summarize  # noqa: E402
-from arena.tournament import make_plan, run_tournament, worker_count  # noqa: E402
+from arena.tournament import make_plan, run_tournament  # noqa: E402
 from arena.work import OtherPlan, TournamentWork  # noqa: E402
-from batch import add_executor_arguments, announce_stopping, open_executor  # noqa: E402
+from batch import (  # noqa: E402
+    BatchExecutor,
+    add_executor_arguments,
+    announce_stopping,
+    open_executor,
+)
 from board import Board  # noqa: E402
 from engine.players import parse_spec  # noqa: E402
 from heuristics import HEURISTICS  # noqa: E402
@@ -65,8 +70,8 @@ OPENING_PLIES = 2
 SPEED_POSITIONS = 20
 
 
-def play_matrix(names: list[str], seconds: float, seed: int, workers: int | None,
-                scheduler: str | None, games_work: Path, command: str) -> dict[str, Any]:
+def play_matrix(names: list[str], seconds: float, seed: int, executor: BatchExecutor,
+                games_work: Path, command: str) -> dict[str, Any]:
     """Every evaluation against every other from every two-ply opening, both colours.
 
     Each game is kept in ``games_work`` as it finishes (``arena.work``): a rerun after a stop
@@ -87,8 +92,7 @@ def play_matrix(names: list[str], seconds: float, seed: int, workers: int | None
         print(f"matrix: resuming, {len(done)} of {plan.total_games} games already played",
               file=sys.stderr)
     start = time.monotonic()
-    with open_executor(worker_count(plan, workers), scheduler) as executor, \
-            progress(plan.total_games - len(done), "games") as advance:
+    with progress(plan.total_games - len(done), "games") as advance:
         outcomes = run_tournament(plan, executor, lambda _d, _t, _g: advance(1), done=done,
                                   record=work.add, on_stopping=announce_stopping("game"))
     summary = summarize(plan, outcomes, workers=executor.slots,
@@ -202,13 +206,17 @@ def measure(args: argparse.Namespace, names: list[str], command: str) -> dict[st
     they finish), each read back by a rerun with the same parameters."""
     study: dict[str, Any] = {"heuristics": names, "seconds": args.time,
                              "kept_seconds": args.kept_time}
-    study["speed"] = {name: stage(args.out, f"speed-{name}", {"time": args.time, "seed": args.seed},
-                                  partial(speed, name, args.time, args.seed))
-                      for name in names}
-    study["matrix"] = stage(args.out, "matrix",
-                            {"heuristics": names, "time": args.time, "seed": args.seed},
-                            lambda: play_matrix(names, args.time, args.seed, args.workers,
-                                                args.scheduler, args.out / MATRIX_GAMES, command))
+    # Opened first: a cluster that cannot be reached is said at once, not after the speed stage
+    # (a pool starts its processes only when the matrix needs them).
+    with open_executor(args.workers, args.scheduler) as executor:
+        study["speed"] = {name: stage(args.out, f"speed-{name}",
+                                      {"time": args.time, "seed": args.seed},
+                                      partial(speed, name, args.time, args.seed))
+                          for name in names}
+        study["matrix"] = stage(args.out, "matrix",
+                                {"heuristics": names, "time": args.time, "seed": args.seed},
+                                lambda: play_matrix(names, args.time, args.seed, executor,
+                                                    args.out / MATRIX_GAMES, command))
     (args.out / MATRIX_GAMES).unlink(missing_ok=True)  # its result is kept in the stage file
     if not args.skip_kept:
         study["kept"] = {}

@@ -5,10 +5,11 @@ the work files' lines."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import signal
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,8 @@ from batch.lines import append_lines, read_lines
 from settings import UsageError
 from tests.batch_tasks import fail, pid_after
 from tests.helpers import cluster_workers
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(params=["here", "pool", "cluster"])
@@ -151,3 +154,40 @@ def test_work_lines_drop_a_line_an_interruption_cut_short(tmp_path: Path) -> Non
     path.write_text('{"a"')
     append_lines(path, ['{"a": 5}'])
     assert list(read_lines(path)) == [{"a": 5}]
+
+
+def _study_main(argv: list[str]) -> int:
+    spec = importlib.util.spec_from_file_location("heuristic_study",
+                                                  ROOT / "bench" / "heuristic_study.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return int(module.main(argv))
+
+
+def _commands(out: Path) -> dict[str, tuple[Callable[[list[str]], int], list[str]]]:
+    import agent
+    from solver.make_book.cli import main as book_main
+    from training.label import main as label_main
+
+    return {
+        "tournament": (agent.main, ["tournament", "--players", "bot:1,random", "--out",
+                                    str(out)]),
+        "study": (_study_main, ["--heuristics", "windows5000,threats", "--skip-kept",
+                                "--out", str(out)]),
+        "label": (label_main, ["--games", "2", "--out", str(out / "labels.jsonl")]),
+        "book": (book_main, ["layers", "--discs", "2", "--work", str(out / "work.jsonl"),
+                             "--quiet"]),
+    }
+
+
+@pytest.mark.parametrize("command", ["tournament", "study", "label", "book"])
+def test_every_batch_command_refuses_a_scheduler_it_cannot_use_in_one_line(
+        command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("distributed")
+    main, argv = _commands(tmp_path)[command]
+    assert main([*argv, "--scheduler", "nonsense"]) == 2
+    errors = [line for line in capsys.readouterr().err.splitlines() if line.startswith("error")]
+    assert errors == ["error: cannot reach the Dask scheduler at nonsense: missing port number"
+                      " in address 'nonsense'"]
+    assert [path.name for path in tmp_path.iterdir()] == []  # nothing written, nothing measured
