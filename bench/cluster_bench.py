@@ -65,6 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     from distributed import LocalCluster  # the 'cluster' extra (in 'dev')
 
+    load_before = os.getloadavg()
     with LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
                       host="127.0.0.1", dashboard_address=None) as cluster:
         address = str(cluster.scheduler_address)
@@ -85,7 +86,8 @@ def main(argv: list[str] | None = None) -> int:
     report = {
         "players": args.players, "games": args.games, "opening_plies": args.opening_plies,
         "seed": args.seed, "workers": args.workers, "rounds": args.rounds,
-        "load_average": os.getloadavg(), "runs": runs, "same_wdl": same,
+        "load_average_before": load_before, "load_average_after": os.getloadavg(),
+        "runs": runs, "same_wdl": same,
         "pool_wall_seconds": mean(on_pool, "wall_seconds"),
         "cluster_wall_seconds": mean(on_cluster, "wall_seconds"),
         "pool_games_seconds": mean(on_pool, "elapsed_seconds"),
