@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import multiprocessing
 import os
 import signal
@@ -326,10 +327,18 @@ class _Cluster(BatchExecutor):
                              " pip install -e \".[cluster]\"") from None
         # distributed has no type annotations: its client is used through Any, here only.
         connect = cast(Callable[..., Any], Client)
+        problem = None
         try:
             self._client = connect(scheduler, timeout="5s")
         except (OSError, TimeoutError, ValueError) as exc:  # ValueError: not an address
-            raise UsageError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
+            problem = f"cannot reach the Dask scheduler at {scheduler}: {exc}"
+        if problem is not None:
+            # The client that could not connect is garbage in a reference cycle.  Collected
+            # later, it would close the event-loop runner under a lock all clients share: if
+            # that happened while another client starts (which holds the lock), both would
+            # wait for ever.  So it goes now, before anything else can start a client.
+            gc.collect()
+            raise UsageError(problem)
         self._killed: type[BaseException] = KilledWorker
         self._scheduler = scheduler
         # pure=False: every task runs, even one equal to an earlier one (a game replayed).
