@@ -9,8 +9,8 @@ and the opening book's generator (``solver.make_book``) send their work through 
 - ``scheduler`` ADDRESS (``tcp://10.0.0.5:8786``): the workers of a Dask cluster, through a
   ``distributed`` client.  It needs the optional ``cluster`` extra here (``pip install -e
   ".[cluster]"``; the command is named in a one-line error when it is missing) and this
-  project installed on every worker, which imports the functions it runs.  An unreachable
-  scheduler is one line too;
+  project installed on every worker and on the scheduler, which import the functions it
+  runs.  An unreachable scheduler is one line too;
 - else ``workers`` local processes (default: one per core), started with ``spawn``;
 - one worker: this process, one task after another, no process to start.
 
