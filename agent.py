@@ -127,6 +127,8 @@ class AgentParser(argparse.ArgumentParser):
 
 
 def build_parser() -> AgentParser:
+    from batch import add_executor_arguments
+
     parser = AgentParser(
         prog="agent.py",
         description="A Connect Four agent for the EDAP01 course server.",
@@ -212,8 +214,7 @@ def build_parser() -> AgentParser:
     p.add_argument("--games", type=whole(1), default=None, metavar="N",
                    help="games per pairing (default 10; with --every-opening, 2 x 7^K)")
     _add_time(p, "agent.seconds_per_move, for an `ours` given without a time")
-    p.add_argument("--workers", type=whole(1), default=None, metavar="K",
-                   help="worker processes (default: the number of cores)")
+    add_executor_arguments(p)
     p.add_argument("--seed", type=int, default=None, metavar="X",
                    help="seed of every random choice (default: a random one, printed)")
     p.add_argument("--opening-plies", type=whole(0, 10), default=0, metavar="K",
@@ -223,7 +224,9 @@ def build_parser() -> AgentParser:
                    help="play every opening of --opening-plies K plies (2 or 4) instead of"
                         " random ones, each once with each starter")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument("--out", default=None, metavar="DIR", help="write plots and a summary here")
+    p.add_argument("--out", default=None, metavar="DIR",
+                   help="write plots and a summary here, and keep the games as they finish"
+                        " (a rerun resumes)")
     _add_config(p)
 
     p = sub.add_parser("play", help="play against the agent in the terminal")

@@ -18,12 +18,15 @@ from arena.match import FOUR, GameAbandoned, PlayedGame, play_game
 from arena.report import print_report, write_report
 from arena.results import summarize
 from arena.tournament import (
+    TournamentGame,
     TournamentPlan,
     make_plan,
     run_tournament,
     uneven_starts_warning,
     worker_count,
 )
+from arena.work import GAMES_WORK, TournamentWork
+from batch import announce_stopping, open_executor
 from board import Board, moves_to_string
 from ecosystems.players import parse_spec
 from engine.cli import with_mode
@@ -49,25 +52,51 @@ def tournament_command(args: argparse.Namespace, started: float) -> int:
         games = 2 * 7**args.opening_plies if args.every_opening else DEFAULT_GAMES
     plan = make_plan(specs, games, args.seed, settings.agent, settings.solver,
                      opening_plies=args.opening_plies, every_opening=args.every_opening)
-    workers = worker_count(plan, args.workers)
     out_dir = _check_out_dir(args.out)
+    work = TournamentWork(out_dir / GAMES_WORK) if out_dir is not None else None
+    done: dict[int, TournamentGame] = {}
+    if work is not None:
+        plan, done = work.resume(plan, seed_given=args.seed is not None)
+        if done:
+            print(f"resuming: {len(done)} of {plan.total_games} games already played"
+                  f" ({work.path})", file=sys.stderr)
 
     warning = uneven_starts_warning(plan.games)
     if warning:
         print(warning, file=sys.stderr)
     start = time.monotonic()
-    with progress(plan.total_games, "games") as advance:
-        outcomes = run_tournament(plan, workers, lambda _done, _total, _game: advance(1))
-    summary = summarize(plan, outcomes, workers=workers, elapsed=time.monotonic() - start)
+    kept = len(done)
+
+    def keep(game: TournamentGame) -> None:
+        nonlocal kept
+        if work is not None:
+            work.add(game)
+            kept += 1
+
+    with open_executor(worker_count(plan, args.workers), args.scheduler) as executor:
+        if work is not None:
+            work.begin(plan, _command_line(args, plan))
+        try:
+            with progress(plan.total_games - len(done), "games") as advance:
+                outcomes = run_tournament(plan, executor, lambda _d, _t, _g: advance(1),
+                                          done=done, record=keep, on_stopping=announce_stopping("game"))
+        except (KeyboardInterrupt, UsageError):  # Ctrl-C, lost workers, a lost scheduler
+            if work is not None:
+                print(f"{kept} of {plan.total_games} games kept in {work.path}; the same"
+                      " command plays the rest", file=sys.stderr)
+            raise
+    summary = summarize(plan, outcomes, workers=executor.slots,
+                        elapsed=time.monotonic() - start)
 
     if args.json:
         print(json.dumps(summary.to_dict()))
     else:
         print_report(summary)
     if out_dir is not None:
-        command = _command_line(args, plan)
-        written = write_report(summary, out_dir, command)
+        written = write_report(summary, out_dir, _command_line(args, plan))
         print(f"wrote {', '.join(str(p) for p in written)}", file=sys.stderr)
+        if work is not None:
+            work.remove()
     return 0
 
 
@@ -100,6 +129,8 @@ def _command_line(args: argparse.Namespace, plan: TournamentPlan) -> str:
         parts += ["--time", f"{args.time:g}"]
     if args.workers is not None:
         parts += ["--workers", str(args.workers)]
+    if args.scheduler is not None:
+        parts += ["--scheduler", args.scheduler]
     if args.out is not None:
         parts += ["--out", args.out]
     if args.config is not None:

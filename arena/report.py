@@ -37,6 +37,7 @@ from arena.figures import (
 )
 from arena.results import OVERRUN_TOLERANCE, MoveStats, Standing, Summary
 from arena.tournament import starts
+from arena.work import game_line
 from ecosystems.players import is_ours
 from engine.games import PlayedMove
 from terminal import console
@@ -245,11 +246,7 @@ def write_report(summary: Summary, out_dir: Path, command: str | None = None) ->
     (out_dir / "results.json").write_text(json.dumps(summary.to_dict(), indent=2) + "\n")
     with (out_dir / "games.jsonl").open("w") as handle:
         for outcome in summary.outcomes:
-            task = outcome.task
-            line = {"game": task.index, "pairing": task.pairing, "game_in_pairing": task.game,
-                    "seeds": list(task.seeds), "opening": list(task.opening),
-                    **outcome.record.to_dict()}
-            handle.write(json.dumps(line) + "\n")
+            handle.write(json.dumps(game_line(outcome)) + "\n")
     (out_dir / "summary.md").write_text(markdown_report(summary, command, figures))
     written += [out_dir / "summary.md", out_dir / "results.json", out_dir / "games.jsonl"]
     return written

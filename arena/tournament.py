@@ -1,4 +1,5 @@
-"""Round-robin tournaments: every pairing plays N games, run in worker processes.
+"""Round-robin tournaments: every pairing plays N games, run by the ``batch`` executor (this
+process, local worker processes, or a Dask cluster's workers).
 
 The plan is fixed before any game runs: for each pairing and game number, who starts, the
 seed of each player's random choices and (optionally) a random opening, all derived from the
@@ -16,26 +17,24 @@ So games involving ``ours`` repeat only as far as its timing and the order of ga
 
 A worker builds a player when it first plays a game with it (our engine loads its compiled
 code, cached on disk, reads the book, allocates its tables (about 128 MiB with the default
-``[solver] table_bits``) and warms up), then keeps it.  Workers are started with ``spawn`` on
-every platform, so the behaviour on Linux is the behaviour students on macOS and Windows get.
-Workers ignore Ctrl-C: the parent process alone handles it, stops them and reports.
+``[solver] table_bits``) and warms up), then keeps it for the plan's later games
+(``batch.worker_state``).  Each task carries the plan, so any worker can play any game, and a
+worker that joins or restarts late builds what it needs.  Each finished game comes back to the
+parent as soon as it is played (``run_tournament``'s ``record``: ``arena.work`` keeps them in
+a work file, so a stopped run resumes).
 """
 
 from __future__ import annotations
 
 import hashlib
 import itertools
-import multiprocessing
-import os
 import random
-import signal
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from arena.match import PlayedGame, play_game
+from batch import BatchExecutor, default_workers, open_executor, worker_state
 from board import Board
 from ecosystems.players import Spec, build_player, is_ours
 from engine.players import Player
@@ -228,12 +227,9 @@ def plan_tasks(plan: TournamentPlan) -> list[GameTask]:
 
 @dataclass
 class _Roster:
-    """Per worker process: the tournament's specs, and each player once it has been built."""
+    """Per worker: the tournament's specs, and each player once it has been built."""
 
-    specs: tuple[Spec, ...] = ()
-    labels: tuple[str, ...] = ()
-    agent: AgentSettings = field(default_factory=AgentSettings)
-    solver: SolverSettings = field(default_factory=SolverSettings)
+    plan: TournamentPlan
     built: dict[int, tuple[Player, random.Random]] = field(default_factory=dict)
 
     def player(self, index: int) -> tuple[Player, random.Random]:
@@ -243,9 +239,9 @@ class _Roster:
         ``ours`` is about 128 MiB).  The build happens before the game's clock starts.
         """
         if index not in self.built:
-            spec = self.specs[index]
+            spec = self.plan.specs[index]
             rng = random.Random()
-            player = build_player(spec, rng=rng, agent=self.agent, solver=self.solver)
+            player = build_player(spec, rng=rng, agent=self.plan.agent, solver=self.plan.solver)
             if spec.kind != "ours":  # ours warms up when it is built
                 # The first call loads the compiled search from the disk cache (a few tenths
                 # of a second): done here, so that it does not count as the time of a move.
@@ -254,31 +250,23 @@ class _Roster:
         return self.built[index]
 
 
-_roster = _Roster()
+def worker_roster(plan: TournamentPlan) -> _Roster:
+    """This worker's players for ``plan`` (a new plan drops the last one's)."""
+    return worker_state("tournament", plan, lambda: _Roster(plan))
 
 
-def _init_worker(plan: TournamentPlan, in_pool: bool = True) -> None:
-    global _roster
-    if in_pool:
-        # Ctrl-C reaches every process of the terminal's process group: the parent handles it
-        # and stops the workers, which would otherwise each print a traceback.  The parent held
-        # SIGINT blocked while starting us (the mask is inherited): ignore it, then unblock.
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-        if hasattr(signal, "pthread_sigmask"):
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
-    _roster = _Roster(plan.specs, plan.labels, plan.agent, plan.solver)
-
-
-def _play_task(task: GameTask) -> TournamentGame:
-    first, first_rng = _roster.player(task.first)
-    second, second_rng = _roster.player(task.second)
+def play_task(plan: TournamentPlan, task: GameTask) -> TournamentGame:
+    """Play one game of the plan (in a worker)."""
+    roster = worker_roster(plan)
+    first, first_rng = roster.player(task.first)
+    second, second_rng = roster.player(task.second)
     first_rng.seed(task.seeds[0])
     second_rng.seed(task.seeds[1])
     first.new_game()
     second.new_game()
     start = Board.from_moves(task.opening, one_based=False) if task.opening else None
-    record = play_game(first, second, names=(_roster.labels[task.first],
-                                             _roster.labels[task.second]), start=start)
+    record = play_game(first, second, names=(plan.labels[task.first], plan.labels[task.second]),
+                       start=start)
     return TournamentGame(task, record)
 
 
@@ -287,15 +275,8 @@ def _play_task(task: GameTask) -> TournamentGame:
 Progress = Callable[[int, int, TournamentGame], None]
 
 
-def default_workers() -> int:
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # macOS and Windows have no affinity call
-        return max(1, os.cpu_count() or 1)
-
-
 def worker_count(plan: TournamentPlan, workers: int | None = None) -> int:
-    """The number of worker processes a run of ``plan`` uses for a requested ``workers``.
+    """The number of local workers a run of ``plan`` uses for a requested ``workers``.
 
     None means the number of cores; never more than the number of games.  Raises
     ``UsageError`` for a count below 1.
@@ -309,94 +290,38 @@ def worker_count(plan: TournamentPlan, workers: int | None = None) -> int:
 
 def run_tournament(
     plan: TournamentPlan,
-    workers: int | None = None,
+    executor: BatchExecutor | None = None,
     progress: Progress | None = None,
+    *,
+    done: Mapping[int, TournamentGame] | None = None,
+    record: Callable[[TournamentGame], None] | None = None,
+    on_stopping: Callable[[int], None] | None = None,
 ) -> list[TournamentGame]:
-    """Play the whole plan; the outcomes come back in plan order.
+    """Play the plan's games not in ``done`` (by task index: those of an earlier run); the
+    outcomes, ``done``'s included, come back in plan order.
 
-    ``workers`` processes (``worker_count``) play the games; with one worker they are
-    played in this process, without a pool.  ``progress(done, total, outcome)`` is called
-    after each game.
+    ``executor`` (default: this process) plays the games.  As each game comes back,
+    ``record(game)`` keeps it and ``progress(finished, total, game)`` is told.  At a Ctrl-C
+    the games running are finished and recorded (``on_stopping(n)`` is told how many) before
+    ``KeyboardInterrupt`` goes on (``BatchExecutor.run``).
     """
     tasks = plan_tasks(plan)
-    workers = worker_count(plan, workers)
-    outcomes: dict[int, TournamentGame] = {}
-    for outcome in _outcomes(plan, tasks, workers):
+    outcomes: dict[int, TournamentGame] = dict(done or {})
+
+    def finished(_args: tuple[object, ...], outcome: TournamentGame) -> None:
         outcomes[outcome.task.index] = outcome
+        if record is not None:
+            record(outcome)
         if progress is not None:
             progress(len(outcomes), len(tasks), outcome)
+
+    todo = [(plan, task) for task in tasks if task.index not in outcomes]
+    if executor is None:
+        with open_executor(1) as here:
+            here.run(play_task, todo, finished)
+    else:
+        executor.run(play_task, todo, finished, on_stopping=on_stopping)
     return [outcomes[task.index] for task in tasks]
-
-
-@contextmanager
-def _sigint_held() -> Iterator[None]:
-    """Hold a Ctrl-C back (delivered on leaving) while worker processes may be started.
-
-    A new worker inherits the blocked signal and ignores it from its initializer on, so a
-    Ctrl-C while it loads cannot interrupt it with a traceback.  (Windows has no signal masks:
-    there a worker ignores Ctrl-C only once its initializer has run.)
-    """
-    if not hasattr(signal, "pthread_sigmask"):
-        yield
-        return
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
-
-
-def _stop_workers(pool: ProcessPoolExecutor) -> None:
-    """End the workers now, in the middle of their games (after Ctrl-C or an error)."""
-    terminate = getattr(pool, "terminate_workers", None)  # Python 3.14
-    if terminate is not None:
-        terminate()
-        return
-    # Before 3.14 the executor has no public way to stop a running task: its workers are this
-    # process's children (multiprocessing's public view of them), and the only ones it has.
-    pool.shutdown(wait=False, cancel_futures=True)
-    for process in multiprocessing.active_children():
-        process.terminate()
-
-
-def _outcomes(plan: TournamentPlan, tasks: list[GameTask], workers: int) -> Iterator[TournamentGame]:
-    if workers == 1:
-        _init_worker(plan, in_pool=False)
-        for task in tasks:
-            yield _play_task(task)
-        return
-    pool = ProcessPoolExecutor(
-        max_workers=workers,
-        mp_context=multiprocessing.get_context("spawn"),
-        initializer=_init_worker,
-        initargs=(plan,),
-    )
-
-    def submit(task: GameTask) -> Future[TournamentGame]:
-        with _sigint_held():  # the executor starts its workers from submit()
-            return pool.submit(_play_task, task)
-
-    try:
-        # Keep only a few games queued per worker, so that Ctrl-C does not leave hundreds of
-        # submitted games to cancel and the pool's memory stays small.
-        pending: set[Future[TournamentGame]] = set()
-        queue = iter(tasks)
-        for task in queue:
-            pending.add(submit(task))
-            if len(pending) >= 2 * workers:
-                break
-        while pending:
-            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
-            for future in finished:
-                yield future.result()
-                nxt = next(queue, None)
-                if nxt is not None:
-                    pending.add(submit(nxt))
-    except BaseException:  # Ctrl-C, an error, or the caller dropping the results
-        _stop_workers(pool)
-        raise
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
 
 
 __all__ = [
@@ -405,10 +330,10 @@ __all__ = [
     "TournamentGame",
     "TournamentPlan",
     "all_openings",
-    "default_workers",
     "derive_seed",
     "make_plan",
     "plan_tasks",
+    "play_task",
     "random_opening",
     "run_tournament",
     "starts",

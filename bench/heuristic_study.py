@@ -1,8 +1,8 @@
 """The evaluations compared: a study a report can cite.
 
     python bench/heuristic_study.py [--heuristics windows5000,threats,windows_tuned,learned]
-        [--time 0.5] [--workers K] [--seed 1] [--positions 300] [--kept-time 1.0]
-        [--skip-kept] [--out DIR]
+        [--time 0.5] [--workers K | --scheduler ADDRESS] [--seed 1] [--positions 300]
+        [--kept-time 1.0] [--skip-kept] [--out DIR]
 
 Every evaluation is played in course mode (the heuristic search alone: no book, no solver),
 ``--time`` seconds per move, and measured three ways:
@@ -20,10 +20,13 @@ Every evaluation is played in course mode (the heuristic search alone: no book, 
 
 Writes ``study.json``, ``matrix.png`` and ``study.md`` (the tables and the commands) into
 ``--out`` (default ``bench/results/heuristic-study``).  Heavy: ~35 plies x --time per game;
-run it with ``nice`` on an otherwise quiet machine.  Each stage's result is kept in
-``--out`` as it completes (``stage-*.json``): a rerun with the same parameters picks up after the
-last finished stage.  ``bench/perfect_play.py``'s exit code 1 (strongest mode's targets missed)
-is expected here.
+run it with ``nice`` on an otherwise quiet machine.  The games run through the ``batch``
+executor: ``--workers K`` local processes (default one per core), or the workers of a Dask
+cluster with ``--scheduler ADDRESS``; the other two stages measure this machine, here.  Each
+stage's result is kept in ``--out`` as it completes (``stage-*.json``), and the matrix's games
+as they finish (``stage-matrix-games.jsonl``, until the stage is kept): a rerun with the same
+parameters picks up after the last finished stage, and plays only the games missing.
+``bench/perfect_play.py``'s exit code 1 (strongest mode's targets missed) is expected here.
 """
 
 from __future__ import annotations
@@ -46,31 +49,54 @@ sys.path.insert(0, str(ROOT))
 
 from arena.figures import plot_matrix  # noqa: E402
 from arena.results import summarize  # noqa: E402
-from arena.tournament import make_plan, run_tournament, worker_count  # noqa: E402
+from arena.tournament import make_plan, run_tournament  # noqa: E402
+from arena.work import OtherPlan, TournamentWork  # noqa: E402
+from batch import (  # noqa: E402
+    BatchExecutor,
+    add_executor_arguments,
+    announce_stopping,
+    open_executor,
+)
 from board import Board  # noqa: E402
 from engine.players import parse_spec  # noqa: E402
 from heuristics import HEURISTICS  # noqa: E402
 from search import TranspositionTable, iterative_deepening  # noqa: E402
-from settings import load_settings  # noqa: E402
+from settings import UsageError, load_settings  # noqa: E402
 from terminal import progress  # noqa: E402
 
 DEFAULT_OUT = ROOT / "bench" / "results" / "heuristic-study"
+MATRIX_GAMES = "stage-matrix-games.jsonl"  # the matrix's games as they finish, until it is kept
 OPENING_PLIES = 2
 SPEED_POSITIONS = 20
 
 
-def play_matrix(names: list[str], seconds: float, seed: int, workers: int | None
-                ) -> dict[str, Any]:
-    """Every evaluation against every other from every two-ply opening, both colours."""
+def play_matrix(names: list[str], seconds: float, seed: int, executor: BatchExecutor,
+                games_work: Path, command: str) -> dict[str, Any]:
+    """Every evaluation against every other from every two-ply opening, both colours.
+
+    Each game is kept in ``games_work`` as it finishes (``arena.work``): a rerun after a stop
+    plays only the games missing.
+    """
     settings = load_settings(None)
     specs = [parse_spec(f"ours:{seconds:g}:{name}:course") for name in names]
     plan = make_plan(specs, 2 * 7**OPENING_PLIES, seed, settings.agent, settings.solver,
                      opening_plies=OPENING_PLIES, every_opening=True)
-    count = worker_count(plan, workers)
+    work = TournamentWork(games_work)
+    try:
+        plan, done = work.resume(plan)
+    except OtherPlan:  # the games of a matrix with other parameters: this one starts over
+        work.remove()
+        done = {}
+    work.begin(plan, command)
+    if done:
+        print(f"matrix: resuming, {len(done)} of {plan.total_games} games already played",
+              file=sys.stderr)
     start = time.monotonic()
-    with progress(plan.total_games, "games") as advance:
-        outcomes = run_tournament(plan, count, lambda _d, _t, _g: advance(1))
-    summary = summarize(plan, outcomes, workers=count, elapsed=time.monotonic() - start)
+    with progress(plan.total_games - len(done), "games") as advance:
+        outcomes = run_tournament(plan, executor, lambda _d, _t, _g: advance(1), done=done,
+                                  record=work.add, on_stopping=announce_stopping("game"))
+    summary = summarize(plan, outcomes, workers=executor.slots,
+                        elapsed=time.monotonic() - start)
     index = {label: i for i, label in enumerate(plan.labels)}
     scores: list[list[float | None]] = [[None] * len(names) for _ in names]
     records: list[list[str | None]] = [[None] * len(names) for _ in names]
@@ -175,12 +201,42 @@ def markdown(names: list[str], study: dict[str, Any], command: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+def measure(args: argparse.Namespace, names: list[str], command: str) -> dict[str, Any]:
+    """The three stages, each kept in ``args.out`` as it completes (and the matrix's games as
+    they finish), each read back by a rerun with the same parameters."""
+    study: dict[str, Any] = {"heuristics": names, "seconds": args.time,
+                             "kept_seconds": args.kept_time}
+    # Opened first: a cluster that cannot be reached is said at once, not after the speed stage
+    # (a pool starts its processes only when the matrix needs them).
+    with open_executor(args.workers, args.scheduler) as executor:
+        study["speed"] = {name: stage(args.out, f"speed-{name}",
+                                      {"time": args.time, "seed": args.seed},
+                                      partial(speed, name, args.time, args.seed))
+                          for name in names}
+        study["matrix"] = stage(args.out, "matrix",
+                                {"heuristics": names, "time": args.time, "seed": args.seed},
+                                lambda: play_matrix(names, args.time, args.seed, executor,
+                                                    args.out / MATRIX_GAMES, command))
+    (args.out / MATRIX_GAMES).unlink(missing_ok=True)  # its result is kept in the stage file
+    if not args.skip_kept:
+        study["kept"] = {}
+        for name in names:
+            params = {"positions": args.positions, "time": args.kept_time, "seed": args.seed}
+            report = stage(args.out, f"kept-{name}", params,
+                           partial(outcome_kept, name, args.positions, args.kept_time,
+                                   args.seed))
+            study["kept"][name] = {"positions": report["positions"],
+                                   "kept_share": report["kept"] / report["positions"],
+                                   "by_discs": report["kept_by_discs"]}
+    return study
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--heuristics", default=",".join(HEURISTICS))
     parser.add_argument("--time", type=float, default=0.5)
-    parser.add_argument("--workers", type=int, default=None)
+    add_executor_arguments(parser)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--positions", type=int, default=300)
     parser.add_argument("--kept-time", type=float, default=1.0)
@@ -195,39 +251,28 @@ def main(argv: list[str] | None = None) -> int:
                    + (f"; unknown: {', '.join(unknown)}" if unknown else ""))
     elif not args.time > 0 or not args.kept_time > 0:
         problem = f"--time and --kept-time must be positive, not {args.time:g} and {args.kept_time:g}"
-    elif args.workers is not None and args.workers < 1:
-        problem = f"--workers must be at least 1, not {args.workers}"
     elif args.positions < 1:
         problem = f"--positions must be at least 1, not {args.positions}"
     if problem is not None:
         print(f"error: {problem}", file=sys.stderr)
         return 2
     args.out.mkdir(parents=True, exist_ok=True)
-    study: dict[str, Any] = {"heuristics": names, "seconds": args.time,
-                             "kept_seconds": args.kept_time}
-    study["speed"] = {name: stage(args.out, f"speed-{name}", {"time": args.time, "seed": args.seed},
-                                  partial(speed, name, args.time, args.seed))
-                      for name in names}
-    study["matrix"] = stage(args.out, "matrix",
-                            {"heuristics": names, "time": args.time, "seed": args.seed},
-                            lambda: play_matrix(names, args.time, args.seed, args.workers))
-    if not args.skip_kept:
-        study["kept"] = {}
-        for name in names:
-            params = {"positions": args.positions, "time": args.kept_time, "seed": args.seed}
-            report = stage(args.out, f"kept-{name}", params,
-                           partial(outcome_kept, name, args.positions, args.kept_time,
-                                           args.seed))
-            study["kept"][name] = {"positions": report["positions"],
-                                   "kept_share": report["kept"] / report["positions"],
-                                   "by_discs": report["kept_by_discs"]}
-    command = "python bench/heuristic_study.py " + " ".join(argv if argv is not None
-                                                            else sys.argv[1:])
+    command = " ".join(["python bench/heuristic_study.py",
+                        *(argv if argv is not None else sys.argv[1:])])
+    try:
+        study = measure(args, names, command)
+    except UsageError as exc:  # a cluster that cannot be reached, workers lost
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"interrupted: the stages and games finished are kept in {args.out}; run again"
+              " to go on", file=sys.stderr)
+        return 130
     (args.out / "study.json").write_text(json.dumps(study, indent=1) + "\n")
     plot_matrix(names, study["matrix"]["scores"], study["matrix"]["games_per_pairing"],
                 args.out / "matrix.png",
                 f"Evaluations compared, course mode, {args.time:g} s per move")
-    (args.out / "study.md").write_text(markdown(names, study, command.strip()))
+    (args.out / "study.md").write_text(markdown(names, study, command))
     print((args.out / "study.md").read_text())
     return 0
 

@@ -44,6 +44,7 @@ from arena.tournament import (  # noqa: E402
     uneven_starts_warning,
     worker_count,
 )
+from batch import open_executor  # noqa: E402
 from engine.players import check_seconds, parse_spec  # noqa: E402
 from settings import ConfigError, Settings, UsageError, load_settings  # noqa: E402
 from terminal import progress  # noqa: E402
@@ -56,14 +57,14 @@ def play(opponent: str, games: int, settings: Settings, seconds: float, workers:
          seed: int, opening_plies: int = 0) -> Summary:
     plan = make_plan([parse_spec(f"ours:{seconds:g}"), parse_spec(opponent)], games, seed,
                      settings.agent, settings.solver, opening_plies=opening_plies)
-    used = worker_count(plan, workers)
     warning = uneven_starts_warning(games)
     if warning:
         print(warning, file=sys.stderr)
     start = time.monotonic()
-    with progress(plan.total_games, f"games vs {opponent}") as advance:
-        outcomes = run_tournament(plan, used, lambda _done, _t, _o: advance(1))
-    return summarize(plan, outcomes, workers=used, elapsed=time.monotonic() - start)
+    with open_executor(worker_count(plan, workers)) as executor, \
+            progress(plan.total_games, f"games vs {opponent}") as advance:
+        outcomes = run_tournament(plan, executor, lambda _done, _t, _o: advance(1))
+    return summarize(plan, outcomes, workers=executor.slots, elapsed=time.monotonic() - start)
 
 
 def describe(summary: Summary) -> dict[str, Any]:

@@ -17,6 +17,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from batch import default_workers, open_executor
 from ecosystems.players import parse_spec
 from heuristics import HEURISTICS
 from reporting.document import Measured, write
@@ -30,7 +31,6 @@ from reporting.measure import (
     play_opponents,
 )
 from settings import UsageError, load_settings
-from solver.make_book.executors import default_workers, open_executor
 from terminal import progress
 
 QUICK_SECONDS = 0.3
@@ -101,22 +101,23 @@ def report_command(args: argparse.Namespace, started: float) -> int:
     print(f"report: course mode, {plan.seconds:g} s per move, {plan.games} games per opponent,"
           f" seed {seed}, {workers} worker(s), into {out}", file=sys.stderr)
     start = time.monotonic()
-    with progress(plan.games * len(opponents), f"games against {', '.join(opponents)}") as advance:
-        played = play_opponents(agent, solver, plan.seconds, plan.games, seed, workers, advance,
-                                opponents)
-    with progress(len(plan.budgets) * len(plan.positions), "depth and speed") as advance:
-        budgets = depth_and_speed(agent, solver, plan.positions, plan.budgets, advance)
-    moves = [m for summary in played.values() for m in our_moves(summary.outcomes, 0)]
-    with progress(len(moves), "moves checked by the solver") as advance, \
-            open_executor(workers) as executor:
-        checks = correctness(moves, plan.correctness_seconds, solver.table_bits, executor,
-                             advance)
-    heuristics = None
-    if len(HEURISTICS) > 1:
-        pairings = len(HEURISTICS) * (len(HEURISTICS) - 1) // 2
-        with progress(plan.heuristic_games * pairings, "evaluations compared") as advance:
-            heuristics = compare_heuristics(agent, solver, HEURISTICS, plan.seconds,
-                                            plan.heuristic_games, seed, workers, advance)
+    with open_executor(workers) as executor:
+        with progress(plan.games * len(opponents), f"games against {', '.join(opponents)}"
+                      ) as advance:
+            played = play_opponents(agent, solver, plan.seconds, plan.games, seed, executor,
+                                    advance, opponents)
+        with progress(len(plan.budgets) * len(plan.positions), "depth and speed") as advance:
+            budgets = depth_and_speed(agent, solver, plan.positions, plan.budgets, advance)
+        moves = [m for summary in played.values() for m in our_moves(summary.outcomes, 0)]
+        with progress(len(moves), "moves checked by the solver") as advance:
+            checks = correctness(moves, plan.correctness_seconds, solver.table_bits, executor,
+                                 advance)
+        heuristics = None
+        if len(HEURISTICS) > 1:
+            pairings = len(HEURISTICS) * (len(HEURISTICS) - 1) // 2
+            with progress(plan.heuristic_games * pairings, "evaluations compared") as advance:
+                heuristics = compare_heuristics(agent, solver, HEURISTICS, plan.seconds,
+                                                plan.heuristic_games, seed, executor, advance)
     measured = Measured(_command(args, seed), plan.seconds, plan.games, seed, workers,
                         agent.min_depth, agent.heuristic, played, budgets, checks,
                         plan.correctness_seconds, heuristics, time.monotonic() - start)

@@ -22,17 +22,17 @@ from __future__ import annotations
 import statistics
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import Executor
 from dataclasses import dataclass, field
 
 from arena.results import Summary, summarize
 from arena.tournament import TournamentGame, make_plan, run_tournament
+from batch import BatchExecutor
 from board import Board
 from ecosystems.players import parse_spec
 from engine.referee import judge_move
 from settings import AgentSettings, SolverSettings, revised
 from solver.book import Book, load_book
-from solver.make_book.executors import worker_solver
+from solver.make_book.worker import worker_solver
 from timecontrol import Limit
 
 OPPONENTS = ("bot:3", "seed", "random")
@@ -77,7 +77,7 @@ def course_agent(agent: AgentSettings, heuristic: str | None = None) -> AgentSet
 
 
 def play_opponents(agent: AgentSettings, solver: SolverSettings, seconds: float, games: int,
-                   seed: int, workers: int, advance: Advance,
+                   seed: int, executor: BatchExecutor, advance: Advance,
                    opponents: Sequence[str] = OPPONENTS) -> dict[str, Summary]:
     """``games`` games of ours (course mode, ``seconds`` per move) against each opponent
     (player specs, already checked)."""
@@ -86,8 +86,8 @@ def play_opponents(agent: AgentSettings, solver: SolverSettings, seconds: float,
         specs = [parse_spec(f"ours:{seconds:g}:course"), parse_spec(opponent)]
         plan = make_plan(specs, games, seed, agent, solver)
         start = time.monotonic()
-        outcomes = run_tournament(plan, workers, lambda _d, _t, _g: advance(1))
-        summaries[specs[1].label] = summarize(plan, outcomes, workers=workers,
+        outcomes = run_tournament(plan, executor, lambda _d, _t, _g: advance(1))
+        summaries[specs[1].label] = summarize(plan, outcomes, workers=executor.slots,
                                         elapsed=time.monotonic() - start)
     return summaries
 
@@ -146,30 +146,35 @@ def judge(moves: str, column: int, ply: int, seconds: float, table_bits: int,
     return Check(ply, verdict.critical, verdict.kept, verdict.booked)
 
 
-def _judge_many(items: Sequence[tuple[str, int, int]], seconds: float,
-                table_bits: int) -> list[Check]:
-    return [judge(moves, column, ply, seconds, table_bits) for moves, column, ply in items]
+def _judge_many(first: int, items: Sequence[tuple[str, int, int]], seconds: float,
+                table_bits: int) -> tuple[int, list[Check]]:
+    """``judge`` each item (in a worker); the checks come back with ``first``, the place of
+    the first item among all."""
+    return first, [judge(moves, column, ply, seconds, table_bits) for moves, column, ply in items]
 
 
 def correctness(moves: Sequence[tuple[str, int, int]], seconds: float, table_bits: int,
-                executor: Executor, advance: Advance, chunk: int = 8) -> list[Check]:
+                executor: BatchExecutor, advance: Advance, chunk: int = 8) -> list[Check]:
     """``judge`` every move, ``seconds`` at most for each, in the executor's workers."""
-    chunks = [moves[i:i + chunk] for i in range(0, len(moves), chunk)]
-    futures = [executor.submit(_judge_many, part, seconds, table_bits) for part in chunks]
-    checks: list[Check] = []
-    for part, future in zip(chunks, futures, strict=True):
-        checks += future.result()
-        advance(len(part))
-    return checks
+    found: dict[int, list[Check]] = {}
+
+    def judged(_args: tuple[object, ...], result: tuple[int, list[Check]]) -> None:
+        first, checks = result
+        found[first] = checks
+        advance(len(checks))
+
+    executor.run(_judge_many, [(i, moves[i:i + chunk], seconds, table_bits)
+                               for i in range(0, len(moves), chunk)], judged)
+    return [check for first in sorted(found) for check in found[first]]
 
 
 def compare_heuristics(agent: AgentSettings, solver: SolverSettings, heuristics: Sequence[str],
-                       seconds: float, games: int, seed: int, workers: int,
+                       seconds: float, games: int, seed: int, executor: BatchExecutor,
                        advance: Advance) -> Summary:
     """Every heuristic against every other in course mode, from random two-move openings (the
     same opening once with each colour)."""
     specs = [parse_spec(f"ours:{seconds:g}:{name}:course") for name in heuristics]
     plan = make_plan(specs, games, seed, agent, solver, opening_plies=2)
     start = time.monotonic()
-    outcomes = run_tournament(plan, workers, lambda _d, _t, _g: advance(1))
-    return summarize(plan, outcomes, workers=workers, elapsed=time.monotonic() - start)
+    outcomes = run_tournament(plan, executor, lambda _d, _t, _g: advance(1))
+    return summarize(plan, outcomes, workers=executor.slots, elapsed=time.monotonic() - start)

@@ -62,6 +62,24 @@ def course_server() -> Iterator[Callable[..., LocalCourseServer]]:
         server.stop()
 
 
+# --- a Dask cluster on loopback (batch) ---------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def local_cluster() -> Iterator[str]:
+    """The address of a real Dask ``LocalCluster`` on 127.0.0.1: two worker processes of one
+    thread each, each under a nanny that starts it again if it dies.
+
+    One per test module (starting one takes seconds; its scheduler runs in this process, so it
+    does not outlive the module that needs it); a test that kills a worker finds the workers
+    with ``tests.helpers.cluster_workers``, which waits for both to be up.
+    """
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  host="127.0.0.1", dashboard_address=None) as cluster:
+        yield str(cluster.scheduler_address)
+
+
 # --- figures --------------------------------------------------------------------------------
 
 

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import random
 import signal
 import subprocess
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from board import Board
@@ -71,6 +73,34 @@ def interrupt(process: subprocess.Popen[str], timeout: float = 30) -> int:
     finally:
         if process.poll() is None:
             process.kill()
+
+
+def spawned_workers(pid: int) -> list[int]:
+    """The multiprocessing workers (started with ``spawn``) among the children of process
+    ``pid`` (Linux /proc)."""
+    found = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            children = (task / "children").read_text().split()
+        except OSError:
+            continue
+        for child in children:
+            try:
+                cmdline = Path(f"/proc/{child}/cmdline").read_bytes()
+            except OSError:
+                continue
+            if b"spawn_main" in cmdline:
+                found.append(int(child))
+    return found
+
+
+def cluster_workers(address: str) -> list[int]:
+    """The process ids of the workers of the Dask cluster at ``address``, once two are up."""
+    from distributed import Client
+
+    with Client(address, timeout="30s") as client:
+        client.wait_for_workers(2, timeout=60)
+        return sorted(int(pid) for pid in client.run(os.getpid).values())
 
 
 def course_client(url: str, stil_ids: Sequence[str], api_key: str) -> HttpCourseServer:

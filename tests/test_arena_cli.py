@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import agent
-from tests.helpers import default_ctrl_c
+from tests.helpers import default_ctrl_c, spawned_workers
 
 ROOT = Path(__file__).resolve().parent.parent
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -238,24 +238,6 @@ def test_real_process_bad_spec_no_traceback() -> None:
     ]
 
 
-def _spawned_workers(pid: int) -> list[int]:
-    """The multiprocessing workers among the children of process ``pid`` (Linux /proc)."""
-    found = []
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        try:
-            children = (task / "children").read_text().split()
-        except OSError:
-            continue
-        for child in children:
-            try:
-                cmdline = Path(f"/proc/{child}/cmdline").read_bytes()
-            except OSError:
-                continue
-            if b"spawn_main" in cmdline:
-                found.append(int(child))
-    return found
-
-
 @pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads processes in /proc")
 def test_ctrl_c_while_workers_start_stops_quietly() -> None:
     # Ctrl-C at a terminal reaches the whole process group: the parent and every worker.
@@ -268,7 +250,7 @@ def test_ctrl_c_while_workers_start_stops_quietly() -> None:
     )
     try:
         deadline = time.monotonic() + 60
-        while len(workers := _spawned_workers(proc.pid)) < 2:
+        while len(workers := spawned_workers(proc.pid)) < 2:
             assert proc.poll() is None and time.monotonic() < deadline
             time.sleep(0.01)
         time.sleep(0.2)  # the workers are loading their modules and our engine

@@ -22,6 +22,7 @@ from arena.tournament import (
     uneven_starts_warning,
     worker_count,
 )
+from batch import open_executor
 from board import Board
 from engine.games import PlayedMove
 from engine.players import (
@@ -74,7 +75,7 @@ def test_seeds_depend_only_on_the_tournament_seed_and_the_game() -> None:
 
 def test_random_vs_random_totals_add_up() -> None:
     plan = make_plan(specs("random", "random"), games=10, seed=3)
-    outcomes = run_tournament(plan, workers=1)
+    outcomes = run_tournament(plan)
     summary = summarize(plan, outcomes, workers=1, elapsed=0.0)
     a, b = summary.overall
     assert a.total.games == b.total.games == 10
@@ -94,20 +95,21 @@ def test_random_vs_random_totals_add_up() -> None:
 
 def test_same_seed_same_games_whatever_the_number_of_workers() -> None:
     plan = make_plan(specs("random", "bot:2"), games=6, seed=2024)
-    one = run_tournament(plan, workers=1)
-    again = run_tournament(plan, workers=1)
-    two = run_tournament(plan, workers=2)
+    one = run_tournament(plan)
+    again = run_tournament(plan)
+    with open_executor(2) as pool:
+        two = run_tournament(plan, pool)
     columns = [o.record.columns for o in one]
     assert [o.record.columns for o in again] == columns
     assert [o.record.columns for o in two] == columns
     assert [o.task for o in two] == [o.task for o in one]
-    other = run_tournament(make_plan(specs("random", "bot:2"), games=6, seed=2025), workers=1)
+    other = run_tournament(make_plan(specs("random", "bot:2"), games=6, seed=2025))
     assert [o.record.columns for o in other] != columns
 
 
 def test_the_course_bot_beats_random_play() -> None:
     plan = make_plan(specs("bot:1", "random"), games=4, seed=0)
-    summary = summarize(plan, run_tournament(plan, workers=1), workers=1, elapsed=0.0)
+    summary = summarize(plan, run_tournament(plan), workers=1, elapsed=0.0)
     bot = summary.overall[0]
     assert bot.total.games == 4
     assert bot.total.score_rate >= 0.75
@@ -152,9 +154,9 @@ def test_impossible_tournaments_are_refused(names: list[str], games: int, messag
 
 
 def test_bad_worker_count_is_refused() -> None:
-    plan = make_plan(specs("random", "seed"), 2, seed=1)
-    with pytest.raises(UsageError, match="--workers"):
-        run_tournament(plan, workers=0)
+    with pytest.raises(UsageError, match="--workers must be at least 1, not 0"), \
+            open_executor(0):
+        pass
 
 
 @pytest.mark.parametrize("spec", [
@@ -308,7 +310,7 @@ def test_random_openings_are_shared_by_a_pair_of_games_with_swapped_starters() -
         assert even.first == odd.second and even.second == odd.first
     assert len({t.opening for t in tasks}) > 1
     assert plan_tasks(plan) == tasks  # a function of the seed
-    outcomes = run_tournament(plan, workers=1)
+    outcomes = run_tournament(plan)
     for outcome in outcomes:
         record, opening = outcome.record, outcome.task.opening
         assert record.moves[0].ply == 3 and record.moves[0].side == 0
@@ -348,16 +350,17 @@ def test_bad_opening_lengths_are_refused(plies: int) -> None:
 def test_a_worker_builds_only_the_players_it_plays() -> None:
     plan = make_plan(specs("random", "bot:1", "seed"), games=1, seed=3)
     first_game = plan_tasks(plan)[0]  # random vs bot:1
-    tournament._init_worker(plan, in_pool=False)
-    tournament._play_task(first_game)
-    assert set(tournament._roster.built) == {0, 1}
+    with open_executor(1):  # this process, which forgets the players when it closes
+        tournament.play_task(plan, first_game)
+        assert set(tournament.worker_roster(plan).built) == {0, 1}
 
 
 def test_ours_in_worker_processes() -> None:
     # The real thing: spawned workers build the shipped engine (book, solver, search) and
     # play; the games come back complete, in plan order.
     plan = make_plan(specs("ours:0.02", "random"), games=2, seed=5)
-    outcomes = run_tournament(plan, workers=2)
+    with open_executor(2) as pool:
+        outcomes = run_tournament(plan, pool)
     assert [o.task.index for o in outcomes] == [0, 1]
     summary = summarize(plan, outcomes, workers=2, elapsed=0.0)
     assert summary.overall[0].total.wins == 2
@@ -372,8 +375,8 @@ def test_worker_processes_get_the_solver_settings(tmp_path: Path) -> None:
     missing = tmp_path / "no-book.bin"
     plan = make_plan(specs("ours:0.02:strongest", "random"), games=2, seed=5,
                      solver=SolverSettings(book=str(missing)))
-    with pytest.raises(BookError, match=r"no-book\.bin: cannot read"):
-        run_tournament(plan, workers=2)
+    with pytest.raises(BookError, match=r"no-book\.bin: cannot read"), open_executor(2) as pool:
+        run_tournament(plan, pool)
 
 
 def test_seed_player_searches_depth_5_and_takes_the_leftmost_best_column() -> None:

@@ -5,12 +5,12 @@ from __future__ import annotations
 import gzip
 import json
 import random
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
+from batch import BatchExecutor, open_executor
 from board import Board
 from board.keys import canonical_key
 from solver import Solver
@@ -140,14 +140,20 @@ def test_unsorted_keys_are_refused(tmp_path: Path) -> None:
         read_book(path)
 
 
-def test_generator_resumes_from_its_work_file(tmp_path: Path) -> None:
+@pytest.fixture
+def here() -> Iterator[BatchExecutor]:
+    """The executor of one worker: this process."""
+    with open_executor(1) as executor:
+        yield executor
+
+
+def test_generator_resumes_from_its_work_file(tmp_path: Path, here: BatchExecutor) -> None:
     """A tiny book (late plies so it is quick): a second run solves nothing new."""
     work = tmp_path / "work.jsonl"
-    executor = ThreadPoolExecutor(1)
 
     def generator() -> Generator:
         g = Generator(work, first_full=20, second_full=20, max_ply=14, easy_seconds=5.0,
-                      table_bits=24, executor=executor, stop_at=float("inf"))
+                      table_bits=24, executor=here, stop_at=float("inf"))
         g.roots = lambda: iter([  # type: ignore[method-assign]
             (Board.from_moves("444444333333"), "444444333333", 13),
         ])
@@ -230,14 +236,15 @@ def test_work_file_and_summary_describe_the_shipped_book(shipped: Book) -> None:
         assert found == BookEntry(record["column"], record["score"], True)
 
 
-def test_generator_meets_mirror_images_without_new_work(tmp_path: Path) -> None:
+def test_generator_meets_mirror_images_without_new_work(tmp_path: Path,
+                                                         here: BatchExecutor) -> None:
     """From a root's mirror image the generator walks the mirrored tree: nothing new to solve."""
     root = ("444444333333", Board.from_moves("444444333333"), 14)
     mirror = ("444444555555", Board.from_moves("444444555555"), 14)
     counts = []
     for name, roots in (("one", [root]), ("both", [root, mirror])):
         g = Generator(tmp_path / f"{name}.jsonl", first_full=20, second_full=20, max_ply=14,
-                      easy_seconds=5.0, table_bits=24, executor=ThreadPoolExecutor(1),
+                      easy_seconds=5.0, table_bits=24, executor=here,
                       stop_at=float("inf"))
         g.roots = lambda roots=roots: iter([(b, m, f) for m, b, f in roots])  # type: ignore[method-assign,misc]
         assert g.run()

@@ -4,12 +4,16 @@ the labelled data it reads."""
 from __future__ import annotations
 
 import json
+import os
 import random
+import signal
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 
+from batch import open_executor
 from board import Board, bits
 from heuristics import evaluate, heuristic_problems, heuristic_weights
 from heuristics.fitted import (
@@ -24,7 +28,7 @@ from heuristics.train import fit
 from heuristics.train import main as train_main
 from heuristics.weights import WeightsError, read_weights, save_weights
 from heuristics.windows import window_masks
-from tests.helpers import random_position
+from tests.helpers import cluster_workers, random_position
 from training.label import label, read_labels
 from training.label import main as label_main
 
@@ -231,6 +235,29 @@ def test_labelling_resumes_where_it_stopped_and_trains(tmp_path: Path, capsys:
     out = tmp_path / "learned.json"
     assert train_main(["learned", "--labels", str(whole), "--out", str(out)]) == 2
     assert "at least 100" in capsys.readouterr().err and not out.exists()
+
+
+def test_labels_are_the_same_here_on_the_pool_and_on_the_cluster_a_worker_killed(
+        tmp_path: Path, local_cluster: str) -> None:
+    options: dict[str, Any] = {"games": 8, "seed": 6, "seconds": 30.0,
+                               "discs": range(18, 25), "per_game": 2}
+    here, pool, cluster = (tmp_path / f"{name}.jsonl" for name in ("here", "pool", "cluster"))
+    assert label(out=here, **options)[0] >= 8
+    with open_executor(2) as executor:
+        label(out=pool, executor=executor, **options)
+    victim = cluster_workers(local_cluster)[0]
+    back = []
+
+    def kill_after_two(games: int) -> None:
+        back.append(games)
+        if len(back) == 2:
+            os.kill(victim, signal.SIGKILL)  # Dask labels its games again elsewhere
+
+    with open_executor(scheduler=local_cluster) as executor:
+        label(out=cluster, executor=executor, progress=kill_after_two, **options)
+    assert len(back) == 8
+    assert pool.read_text() == here.read_text() == cluster.read_text()
+    assert read_labels(cluster)[1] == 7
 
 
 def test_labelling_keeps_the_disc_counts_and_the_number_per_game_asked(tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parent.parent
 LAYERS: list[set[str]] = [
     {"settings", "terminal", "gym_connect_four"},
     {"board"},
-    {"heuristics", "timecontrol"},
+    {"heuristics", "timecontrol", "batch"},
     {"search", "solver"},
     {"engine", "training"},
     {"course", "ecosystems"},

@@ -17,13 +17,13 @@ from pathlib import Path
 
 import pytest
 
+from batch import open_executor
 from board import Board
 from board.keys import canonical_key
 from solver import Solver
 from solver.book import BookEntry, BookError, read_book
 from solver.make_book import cli
 from solver.make_book.build import build, derive
-from solver.make_book.executors import open_executor
 from solver.make_book.layers import generate, mirror_moves, positions_after
 from solver.make_book.work import Record, WorkFile, read_records
 from tests.helpers import default_ctrl_c, random_position

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import agent
+from batch import open_executor
 from board import Board
 from reporting.cli import plan_for
 from reporting.document import _plot_budgets, _plot_correctness, correctness_text, heuristics_text
@@ -149,8 +150,9 @@ def test_the_evaluations_caption_says_what_so_few_games_can_show() -> None:
 
 
 def test_our_moves_are_found_in_the_games_with_the_moves_before_them() -> None:
-    summaries = play_opponents(AgentSettings(table_bits=16, min_depth=3), SolverSettings(), 0.02,
-                               2, 7, 1, lambda n: None)
+    with open_executor(1) as here:
+        summaries = play_opponents(AgentSettings(table_bits=16, min_depth=3), SolverSettings(),
+                                   0.02, 2, 7, here, lambda n: None)
     assert set(summaries) == {"bot:3", "seed", "random"}
     for summary in summaries.values():
         assert len(summary.outcomes) == 2 and summary.overall[0].player == "ours:0.02:course"

@@ -2,7 +2,7 @@
 heuristics (``windows_tuned``, ``learned``) are trained on.
 
     python -m training.label [--games N] [--seed S] [--out FILE] [--seconds S]
-                             [--discs A-B] [--per-game K]
+                             [--discs A-B] [--per-game K] [--workers K | --scheduler ADDRESS]
 
 Games are played at varied strengths (uniformly random, or the course search at a small fixed
 depth with some random moves mixed in, so that both balanced and lopsided positions appear);
@@ -12,13 +12,17 @@ view (1 win, 0 draw, -1 loss): by the book up to its complete layer, by the solv
 position the solver does not prove within ``--seconds`` is dropped (rare from 9 discs on; said
 in the summary).
 
+The games are played and their positions solved by the ``batch`` executor: ``--workers K``
+local processes (default one per core; 1: this process), or the workers of a Dask cluster with
+``--scheduler ADDRESS``.  Each worker keeps one solver and one search table for all its games.
+
 The work file (``--out``, default ``training/data/labels.jsonl``: one ``{"game": g, "moves":
-"4453", "outcome": 1}`` per line, moves 1-based as in Pons' notation) is appended to as
-positions are solved and is the resume point: a run starts at the game after the last one
+"4453", "outcome": 1}`` per line, moves 1-based as in Pons' notation) is appended to as games
+come back, in game order, and is the resume point: a run starts at the game after the last one
 recorded, and game ``g``'s moves depend only on ``--seed`` and ``g`` (and on ``--discs``'s
 upper end, where play stops), so an interrupted run, restarted with the same options, goes on
-where it stopped.  ``training/data/labels-late.jsonl`` was made with ``--seed 2 --discs 14-32
---per-game 4``.
+where it stopped, and the file is the same whatever ran the games.
+``training/data/labels-late.jsonl`` was made with ``--seed 2 --discs 14-32 --per-game 4``.
 """
 
 from __future__ import annotations
@@ -28,17 +32,28 @@ import json
 import random
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+from batch import (
+    BatchExecutor,
+    add_executor_arguments,
+    announce_stopping,
+    open_executor,
+    worker_state,
+)
+from batch.lines import append_lines
 from board import Board
 from board.board import disc_range, disc_range_problem, moves_to_string
 from board.keys import canonical_key
 from board.tactics import winning_moves
 from search import TranspositionTable, deepest, iterative_deepening
+from settings import UsageError
 from solver import Solver
 from solver.book import load_book
+from terminal import progress
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
 DEFAULT_LABELS = DATA_DIR / "labels.jsonl"
@@ -114,58 +129,72 @@ def read_labels(path: Path) -> tuple[list[Labelled], int]:
     return found, last
 
 
-def _drop_torn_line(path: Path) -> None:
-    """Cut a last line without its newline (a run killed while writing it), so that the rows
-    appended next start on a line of their own."""
-    if not path.exists():
-        return
-    data = path.read_bytes()
-    if data and not data.endswith(b"\n"):
-        with path.open("r+b") as f:
-            f.truncate(data.rfind(b"\n") + 1)
+def _labeller() -> tuple[Solver, TranspositionTable]:
+    return Solver(book=load_book()), TranspositionTable(bits=18)
+
+
+def label_game(game: int, seed: int, discs: range, per_game: int, seconds: float
+               ) -> list[tuple[str, int | None]]:
+    """Play game ``game`` and solve the positions kept from it (in a worker): for each, its
+    move string and its outcome, None when the solver did not prove it within ``seconds``."""
+    solver, table = worker_state("label", None, _labeller)  # kept for the worker's next games
+    columns = play_game(game, seed, table, discs.stop - 1)
+    rng = random.Random(seed * 7_919 + game)
+    found: list[tuple[str, int | None]] = []
+    for board in sample_positions(columns, rng, discs, per_game):
+        solution = solver.solve(board, weak=True, deadline=time.perf_counter() + seconds)
+        found.append((moves_to_string(columns[:board.moves]),
+                      None if solution is None else solution.score))
+    return found
 
 
 def label(games: int, seed: int, out: Path, seconds: float,
-          discs: range = range(MIN_DISCS, MAX_DISCS + 1),
-          per_game: int = PER_GAME) -> tuple[int, int]:
+          discs: range = range(MIN_DISCS, MAX_DISCS + 1), per_game: int = PER_GAME,
+          executor: BatchExecutor | None = None,
+          progress: Callable[[int], None] | None = None) -> tuple[int, int]:
     """Play and label games until ``games`` are recorded in ``out``, keeping up to
     ``per_game`` positions of each with a number of discs in ``discs``; returns (added,
-    dropped)."""
-    _drop_torn_line(out)
+    dropped).
+
+    The games run in ``executor``'s workers (default: this process) and come back in any
+    order; they are written in game order (a game that finishes early waits for the ones
+    before it), each position the first time it appears, so the file is the same whoever
+    played which game.  ``progress(1)`` is called for each game back.
+    """
     done, last = read_labels(out)
     seen = {canonical_key(Board.from_moves(row.moves))[0] for row in done}
-    start = last + 1
-    book = load_book()
-    solver = Solver(book=book)
-    table = TranspositionTable(bits=18)
+    waiting: dict[int, list[tuple[str, int | None]]] = {}
+    next_game = last + 1
     added = dropped = 0
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with out.open("a") as work:
-        for game in range(start, games):
-            columns = play_game(game, seed, table, discs.stop - 1)
-            rng = random.Random(seed * 7_919 + game)
+
+    def finished(args: tuple[Any, ...], found: list[tuple[str, int | None]]) -> None:
+        nonlocal next_game, added, dropped
+        waiting[args[0]] = found
+        while next_game in waiting:
             rows = []
-            for board in sample_positions(columns, rng, discs, per_game):
-                key = canonical_key(board)[0]
+            for moves, outcome in waiting.pop(next_game):
+                key = canonical_key(Board.from_moves(moves))[0]
                 if key in seen:
                     continue
                 seen.add(key)
-                solution = solver.solve(board, weak=True,
-                                        deadline=time.perf_counter() + seconds)
-                if solution is None:
+                if outcome is None:
                     dropped += 1
-                    continue
-                moves = moves_to_string(columns[:board.moves])
-                rows.append(json.dumps({"game": game, "moves": moves,
-                                        "outcome": solution.score}))
+                else:
+                    rows.append(json.dumps({"game": next_game, "moves": moves,
+                                            "outcome": outcome}))
+            added += len(rows)
             # A game with nothing new still records its number, so a resume skips it.
-            if not rows:
-                rows.append(json.dumps({"game": game}))
-            work.write("\n".join(rows) + "\n")
-            work.flush()
-            added += sum('"moves"' in row for row in rows)
-            if game % 500 == 0:
-                print(f"game {game}: {len(seen)} positions", file=sys.stderr, flush=True)
+            append_lines(out, rows or [json.dumps({"game": next_game})])
+            next_game += 1
+        if progress is not None:
+            progress(1)
+
+    tasks = ((game, seed, discs, per_game, seconds) for game in range(last + 1, games))
+    if executor is None:
+        with open_executor(1) as here:
+            here.run(label_game, tasks, finished)
+    else:
+        executor.run(label_game, tasks, finished, on_stopping=announce_stopping("game"))
     return added, dropped
 
 
@@ -181,6 +210,7 @@ def main(argv: list[str] | None = None) -> int:
                         help=f"the positions' disc counts (default {MIN_DISCS}-{MAX_DISCS})")
     parser.add_argument("--per-game", type=int, default=PER_GAME, metavar="K",
                         help=f"positions kept per game (default {PER_GAME})")
+    add_executor_arguments(parser)
     args = parser.parse_args(argv)
     discs = disc_range(args.discs)
     problem = None
@@ -193,7 +223,19 @@ def main(argv: list[str] | None = None) -> int:
     if problem is not None or discs is None:
         print(f"error: {problem}", file=sys.stderr)
         return 2
-    added, dropped = label(args.games, args.seed, args.out, args.seconds, discs, args.per_game)
+    left = max(0, args.games - read_labels(args.out)[1] - 1)
+    try:
+        with open_executor(args.workers, args.scheduler) as executor, \
+                progress(left, "games") as advance:
+            added, dropped = label(args.games, args.seed, args.out, args.seconds, discs,
+                                   args.per_game, executor, advance)
+    except UsageError as exc:  # a cluster that cannot be reached, workers lost
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"interrupted: the games labelled are in {args.out}; the same command goes on",
+              file=sys.stderr)
+        return 130
     print(f"{added} rows added to {args.out}; {dropped} positions not proven in time, dropped")
     return 0
 

@@ -9,8 +9,9 @@ The book (``solver.book``) is built from two work files of solved positions:
 - ``path``: the positions on the agent's own path through the opening, solved exactly (the
   column and score), deeper than the complete layers reach (``solver.make_book.path``).
 
-The solves run through an executor (``solver.make_book.executors``): a local process pool, or
-the workers of a Dask cluster given its scheduler's address.  Every answer is appended to its
-work file (JSON lines, ``solver.make_book.work``) as soon as it is known, so an interrupted run
-resumes where it stopped.  ``build`` merges both work files into the book file.
+The solves run through the ``batch`` executor: a local process pool, or the workers of a Dask
+cluster given its scheduler's address; each worker keeps one solver
+(``solver.make_book.worker``).  Every answer is appended to its work file (JSON lines,
+``solver.make_book.work``) as soon as it is known, so an interrupted run resumes where it
+stopped.  ``build`` merges both work files into the book file.
 """

@@ -12,11 +12,11 @@ import sys
 import time
 from pathlib import Path
 
+from batch import add_executor_arguments, announce_stopping, open_executor
 from settings import UsageError
 from solver.book import DEFAULT_BOOK_PATH
 from solver.make_book import layers, path
 from solver.make_book.build import build
-from solver.make_book.executors import default_workers, open_executor
 from solver.table import TABLE_BITS
 from terminal import progress
 
@@ -43,12 +43,7 @@ def _positive_int(text: str) -> int:
 
 
 def _add_executor_options(parser: argparse.ArgumentParser) -> None:
-    where = parser.add_mutually_exclusive_group()
-    where.add_argument("--workers", type=_positive_int, default=None, metavar="N",
-                       help=f"local worker processes (default: one per core, {default_workers()} here)")
-    where.add_argument("--scheduler", metavar="ADDRESS",
-                       help="run on a Dask cluster instead, e.g. tcp://10.0.0.5:8786"
-                            " (needs the 'cluster' extra)")
+    add_executor_arguments(parser)
     parser.add_argument("--table-bits", type=_table_bits, default=26, metavar="B",
                         help="each worker's solver table: about 2**B entries of 4 bytes (default 26)")
     parser.add_argument("--hours", type=float, default=None, metavar="H",
@@ -94,20 +89,15 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _finishing(running: int) -> None:
-    print(f"stopping: waiting for the {running} chunk(s) already running to be recorded;"
-          " Ctrl-C again to abandon them", file=sys.stderr)
-
-
 def _run_layers(args: argparse.Namespace, stop_at: float) -> int:
     total, done = layers.count(args.discs, args.work)
     print(f"layer {args.discs}: {total} positions, {done} already in {args.work}",
           file=sys.stderr)
-    with progress(total - done, f"layer {args.discs}", enabled=not args.quiet) as advance, \
-            open_executor(args.workers, args.scheduler) as executor:
+    with open_executor(args.workers, args.scheduler) as executor, \
+            progress(total - done, f"layer {args.discs}", enabled=not args.quiet) as advance:
         run = layers.generate(args.discs, args.work, executor, table_bits=args.table_bits,
-                              chunk=args.chunk, in_flight=2 * (args.workers or default_workers()),
-                              stop_at=stop_at, on_interrupt=_finishing,
+                              chunk=args.chunk, stop_at=stop_at,
+                              on_interrupt=announce_stopping("chunk"),
                               progress=lambda solved, _seconds: advance(solved))
     print(f"layer {args.discs}: {run.solved} positions solved in {run.seconds:.0f} s;"
           f" {run.done + run.solved} of {run.total} in {args.work}", file=sys.stderr)
@@ -118,7 +108,8 @@ def _run_path(args: argparse.Namespace, stop_at: float) -> int:
     with open_executor(args.workers, args.scheduler) as executor:
         generator = path.Generator(args.work, args.first_full, args.second_full, args.max_ply,
                                    args.easy, args.table_bits, executor, stop_at,
-                                   None if args.quiet else path.print_record)
+                                   None if args.quiet else path.print_record,
+                                   announce_stopping("solve"))
         complete = generator.run()
     print(f"{'complete' if complete else 'stopped by --hours'}: {generator.new} new positions,"
           f" {len(generator.records)} in {args.work}", file=sys.stderr)

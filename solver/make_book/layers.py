@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
 from dataclasses import dataclass
 from pathlib import Path
 
+from batch import BatchExecutor
 from board import Board, bits
 from board.keys import canonical_key
-from solver.make_book.executors import worker_solver
 from solver.make_book.work import Record, WorkFile, read_records
+from solver.make_book.worker import worker_solver
 
 
 def positions_after(discs: int) -> dict[int, str]:
@@ -92,22 +92,21 @@ class LayerRun:
 def generate(
     discs: int,
     work: Path,
-    executor: Executor,
+    executor: BatchExecutor,
     *,
     table_bits: int,
     chunk: int = 64,
-    in_flight: int = 8,
     stop_at: float = float("inf"),
     progress: Progress | None = None,
     on_interrupt: Callable[[int], None] | None = None,
 ) -> LayerRun:
     """Solve every position of the ``discs`` layer missing from ``work``, through ``executor``.
 
-    At most ``in_flight`` chunks are sent ahead (a few per worker): the work goes in key order,
+    A few chunks per worker are sent ahead (``BatchExecutor.run``): the work goes in key order,
     and a stop takes effect after the chunks already sent.  No chunk is sent after ``stop_at``
-    (a ``time.monotonic()`` value).  On Ctrl-C
-    (``KeyboardInterrupt``) no new chunk starts, the ones already running are waited for and
-    recorded (``on_interrupt(count)`` is told how many), and the interrupt is raised again.
+    (a ``time.monotonic()`` value).  On Ctrl-C (``KeyboardInterrupt``) no new chunk starts, the
+    ones already running are waited for and recorded (``on_interrupt(count)`` is told how
+    many), and the interrupt is raised again.
     """
     start = time.monotonic()
     layer = positions_after(discs)
@@ -117,32 +116,15 @@ def generate(
     solved = 0
     with WorkFile(work) as out:
         out.params({"layer": discs, "table_bits": table_bits, "chunk": chunk})
-        pending: set[Future[list[Record]]] = set()
-        next_chunk = 0
-        try:
-            while next_chunk < len(chunks) or pending:
-                while (next_chunk < len(chunks) and len(pending) < in_flight
-                       and time.monotonic() < stop_at):
-                    pending.add(executor.submit(solve_chunk, chunks[next_chunk], table_bits))
-                    next_chunk += 1
-                if not pending:
-                    break  # out of time
-                finished, pending = wait(pending, return_when=FIRST_COMPLETED)
-                for future in finished:
-                    records = future.result()
-                    out.append(records)
-                    solved += len(records)
-                    if progress:
-                        progress(len(records), sum(r.seconds for r in records))
-        except KeyboardInterrupt:
-            for future in pending:
-                future.cancel()
-            running = [future for future in pending if not future.cancelled()]
-            if on_interrupt:
-                on_interrupt(len(running))
-            for future in running:  # a second Ctrl-C abandons them
-                if not future.cancelled():
-                    out.append(future.result())
-            raise
-    return LayerRun(len(layer), len(layer) - len(todo), solved, next_chunk == len(chunks) and
-                    solved == len(todo), time.monotonic() - start)
+
+        def record(_args: tuple[object, ...], records: list[Record]) -> None:
+            nonlocal solved
+            out.append(records)
+            solved += len(records)
+            if progress:
+                progress(len(records), sum(r.seconds for r in records))
+
+        sent_all = executor.run(solve_chunk, ((part, table_bits) for part in chunks), record,
+                                stop_at=stop_at, on_stopping=on_interrupt)
+    return LayerRun(len(layer), len(layer) - len(todo), solved,
+                    sent_all and solved == len(todo), time.monotonic() - start)

@@ -24,15 +24,15 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
-from concurrent.futures import Executor, Future
 from dataclasses import dataclass
 from pathlib import Path
 
+from batch import BatchExecutor
 from board import Board, bits
 from board.keys import canonical_key
 from solver.book import DEFAULT_BOOK_PATH
-from solver.make_book.executors import worker_solver
 from solver.make_book.work import Record, WorkFile, read_records
+from solver.make_book.worker import worker_solver
 from solver.solver import Solver
 
 DEFAULT_WORK_PATH = DEFAULT_BOOK_PATH.with_name("book-work.jsonl")
@@ -76,9 +76,10 @@ class Generator:
     max_ply: int
     easy_seconds: float
     table_bits: int
-    executor: Executor
+    executor: BatchExecutor
     stop_at: float  # time.monotonic() after which no new solve starts
     report: Report | None = None
+    on_interrupt: Callable[[int], None] | None = None  # told how many solves Ctrl-C waits for
 
     def run(self) -> bool:
         """Traverse both trees; False if stopped by the time limit."""
@@ -98,21 +99,18 @@ class Generator:
 
     def _solve_level(self, level: dict[int, tuple[Board, str]], full: int) -> bool:
         """Solve the positions of ``level`` not in the work file yet; False if out of time."""
-        futures: dict[int, Future[Record]] = {}
-        for key, (board, moves) in level.items():
-            if key in self.records:
-                continue
-            if time.monotonic() >= self.stop_at:
-                break
-            easy = self.easy_seconds if board.moves > full else None
-            futures[key] = self.executor.submit(solve_path_position, moves, easy, self.table_bits)
-        for key, future in futures.items():
-            record = future.result()
-            self.out.append([record])
-            self.records[key] = record
+        todo = [(moves, self.easy_seconds if board.moves > full else None, self.table_bits)
+                for key, (board, moves) in level.items() if key not in self.records]
+
+        def record(_args: tuple[object, ...], solved: Record) -> None:
+            self.out.append([solved])
+            self.records[solved.canonical()[0]] = solved
             self.new += 1
             if self.report:
-                self.report(record)
+                self.report(solved)
+
+        self.executor.run(solve_path_position, todo, record, stop_at=self.stop_at,
+                          on_stopping=self.on_interrupt)
         return all(key in self.records for key in level)
 
     @staticmethod

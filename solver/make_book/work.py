@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from batch.lines import append_lines
 from board import Board, bits
 from board.keys import canonical_key
 
@@ -106,12 +107,9 @@ def read_params(path: Path) -> dict[str, Any]:
 
 
 class WorkFile:
-    """Appends records (and run parameters) to a work file, a whole line at a time.
-
-    The file is opened for each write, not held open: a run lasts hours, and if the file is
-    replaced meanwhile (a ``git checkout`` of a committed copy, a copy from another machine),
-    what the run solves from then on still lands in the file at ``path``, not in a deleted one.
-    A line cut short by an earlier interruption is ended before the next one is written.
+    """Appends records (and run parameters) to a work file, a whole line at a time
+    (``batch.lines.append_lines``: opened for each write, so that what a run solves after the
+    file was replaced lands in the new one; a line an interruption cut short is dropped first).
     """
 
     def __init__(self, path: Path) -> None:
@@ -120,21 +118,10 @@ class WorkFile:
         path.parent.mkdir(parents=True, exist_ok=True)
 
     def params(self, params: dict[str, Any]) -> None:
-        self._write(json.dumps({"params": params}, separators=(",", ":")))
+        append_lines(self.path, [json.dumps({"params": params}, separators=(",", ":"))])
 
     def append(self, records: Iterable[Record]) -> None:
-        self._write("\n".join(record.to_json() for record in records))
-
-    def _write(self, text: str) -> None:
-        if not text:
-            return
-        with self.path.open("a+b") as handle:
-            handle.seek(0, 2)
-            if handle.tell() > 0:
-                handle.seek(-1, 2)
-                if handle.read(1) != b"\n":
-                    text = "\n" + text
-            handle.write((text + "\n").encode())
+        append_lines(self.path, (record.to_json() for record in records))
 
     def close(self) -> None:
         """Nothing to release (the file is opened per write); kept for ``with``."""

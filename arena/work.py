@@ -1,0 +1,103 @@
+"""A tournament's work file: its plan, then each game as it finishes, so a stopped run resumes.
+
+``agent.py tournament --out DIR`` keeps ``DIR/games-work.jsonl`` while it plays: a first line
+``{"plan": ..., "command": ...}`` (what makes the games: the players, the games per pairing,
+the seed, the openings, the settings our engine starts from; and the command that plays it),
+then one line per finished game in the order they finish, in the shape of ``games.jsonl``
+(``game_line``).  Run again after a Ctrl-C, a crash or a lost worker, the same command plays
+only the games missing; without ``--seed`` it takes the seed of the unfinished run.  A plan
+that differs is refused with the command that finishes the one in the file.  Once the report
+is written the work file is removed: the games are in ``games.jsonl``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+from typing import Any
+
+from arena.match import PlayedGame
+from arena.tournament import TournamentGame, TournamentPlan, plan_tasks
+from batch.lines import append_lines, read_lines
+from settings import UsageError
+
+GAMES_WORK = "games-work.jsonl"
+_RECORD_FIELDS = [field.name for field in dataclasses.fields(PlayedGame)]
+
+
+def plan_identity(plan: TournamentPlan) -> dict[str, Any]:
+    """What makes a plan's games, as JSON: two plans with the same identity play the same games
+    (as far as the players repeat: ``arena.tournament``)."""
+    identity = {"players": [dataclasses.asdict(spec) for spec in plan.specs],
+                "games": plan.games, "seed": plan.seed, "opening_plies": plan.opening_plies,
+                "every_opening": plan.every_opening,
+                "agent": plan.agent.model_dump(mode="json"),
+                "solver": plan.solver.model_dump(mode="json")}
+    return dict(json.loads(json.dumps(identity)))  # tuples as lists, as read back
+
+
+def game_line(outcome: TournamentGame) -> dict[str, Any]:
+    """One game as a line of ``games.jsonl`` (and of the work file)."""
+    task = outcome.task
+    return {"game": task.index, "pairing": task.pairing, "game_in_pairing": task.game,
+            "seeds": list(task.seeds), "opening": list(task.opening),
+            **outcome.record.to_dict()}
+
+
+class OtherPlan(UsageError):
+    """The work file holds an unfinished tournament of another plan."""
+
+
+class TournamentWork:
+    """The work file at ``path`` (``DIR/games-work.jsonl``)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def resume(self, plan: TournamentPlan, *, seed_given: bool = True
+               ) -> tuple[TournamentPlan, dict[int, TournamentGame]]:
+        """The plan to play and the games of it already finished (by task index).
+
+        An unfinished run of the same plan is resumed; with ``seed_given`` False, one of any
+        seed, whose seed is then taken.  Raises ``OtherPlan`` when the file holds games of
+        another plan (a file of another plan without a game is dropped: nothing is lost).
+        """
+        lines = read_lines(self.path)
+        header = next(lines, None)
+        if header is None or not isinstance(header.get("plan"), dict):
+            return plan, {}
+        stored = header["plan"]
+        wanted = plan_identity(plan)
+        if not seed_given:
+            wanted["seed"] = stored.get("seed")
+        played = [line for line in lines if isinstance(line.get("game"), int)]
+        if stored != wanted:
+            if played:
+                raise OtherPlan(
+                    f"{self.path} holds an unfinished tournament of other players or options;"
+                    f" finish it with `{header.get('command', '?')}`, or choose another --out")
+            self.remove()
+            return plan, {}
+        plan = dataclasses.replace(plan, seed=int(stored["seed"]))
+        tasks = plan_tasks(plan)
+        done = {}
+        for line in played:
+            if 0 <= line["game"] < len(tasks):
+                record = {key: line[key] for key in _RECORD_FIELDS if key in line}
+                done[line["game"]] = TournamentGame(tasks[line["game"]],
+                                                    PlayedGame.from_dict(record))
+        return plan, done
+
+    def begin(self, plan: TournamentPlan, command: str) -> None:
+        """Start the file with the plan's line, unless it holds one (``resume`` checked it)."""
+        if "plan" not in next(read_lines(self.path), {}):
+            self.path.unlink(missing_ok=True)  # at most a first line cut short
+            append_lines(self.path, [json.dumps({"plan": plan_identity(plan),
+                                                 "command": command})])
+
+    def add(self, outcome: TournamentGame) -> None:
+        append_lines(self.path, [json.dumps(game_line(outcome))])
+
+    def remove(self) -> None:
+        self.path.unlink(missing_ok=True)

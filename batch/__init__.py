@@ -1,0 +1,59 @@
+"""Where batch work runs: this process, a pool of local processes, or the workers of a Dask
+cluster, all under the same rules.
+
+Tournaments (``arena.tournament``, and through it the evaluation study
+``bench/heuristic_study.py`` and the report), the labelling of positions (``training.label``)
+and the opening book's generator (``solver.make_book``) send their work through one
+``BatchExecutor``, opened by ``open_executor(workers, scheduler)``:
+
+- ``scheduler`` ADDRESS (``tcp://10.0.0.5:8786``): the workers of a Dask cluster, through a
+  ``distributed`` client.  It needs the optional ``cluster`` extra here (``pip install -e
+  ".[cluster]"``; the command is named in a one-line error when it is missing) and this
+  project installed on every worker and on the scheduler, which import the functions it
+  runs.  An unreachable scheduler is one line too;
+- else ``workers`` local processes (default: one per core), started with ``spawn``;
+- one worker: this process, one task after another, no process to start.
+
+Commands take ``--workers K`` or ``--scheduler ADDRESS`` (``add_executor_arguments``).
+
+``BatchExecutor.run(function, items, on_result)`` runs ``function(*args)`` for the argument
+tuples of ``items``, a few tasks ahead per worker, and hands each result to ``on_result`` in
+this process as soon as it is back, in whatever order they finish: the caller records it (in
+its work file) and shows progress, so that a stopped run resumes from what was recorded.
+
+The rules:
+
+- **Ctrl-C** sends nothing more; the tasks running finish and are handed over, then
+  ``KeyboardInterrupt`` goes on up (a second Ctrl-C abandons them).  Pool workers ignore
+  Ctrl-C, which reaches the whole process group: only this process decides.  In this process
+  the task running is interrupted (the next run does it again).
+- **A worker that dies** (killed, out of memory) loses nothing handed over, and its tasks run
+  again: on a cluster Dask sends them to other workers, and a broken process pool is started
+  anew with every task that had not come back.  When that keeps happening the run stops with
+  ``WorkerLost``, a one-line error.
+- **What a worker keeps**: ``worker_state(name, key, make)`` builds something costly (a solver
+  and its table, a tournament's players) once per worker and hands it to the later tasks with
+  the same key.
+"""
+
+from batch.executor import (
+    MAX_RESTARTS,
+    BatchExecutor,
+    WorkerLost,
+    add_executor_arguments,
+    announce_stopping,
+    default_workers,
+    open_executor,
+    worker_state,
+)
+
+__all__ = [
+    "MAX_RESTARTS",
+    "BatchExecutor",
+    "WorkerLost",
+    "add_executor_arguments",
+    "announce_stopping",
+    "default_workers",
+    "open_executor",
+    "worker_state",
+]

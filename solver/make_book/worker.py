@@ -1,0 +1,24 @@
+"""What a worker of the book's generator keeps: one solver, with its transposition table, for
+all the chunks it runs (``worker_solver``).
+
+Positions next to each other in the book's key order share most of their discs, so a chunk of
+neighbours, and the next chunk, find much of their work in the table.  The workers themselves,
+a local process pool or a Dask cluster, are the ``batch`` package's.
+"""
+
+from __future__ import annotations
+
+from batch import worker_state
+from board import Board
+from solver.solver import WARM_UP_POSITION, Solver
+
+
+def _warm_solver(table_bits: int) -> Solver:
+    solver = Solver(table_bits)
+    solver.solve(Board.from_moves(WARM_UP_POSITION))  # load the compiled code
+    return solver
+
+
+def worker_solver(table_bits: int) -> Solver:
+    """This worker's solver, made on first use and kept for later chunks."""
+    return worker_state("solver", table_bits, lambda: _warm_solver(table_bits))
