@@ -258,7 +258,7 @@ def test_a_newer_request_from_the_same_page_cancels_the_analysis_in_flight(url: 
 
     def long(page: str, key: str) -> None:
         start = time.monotonic()
-        reply = get(url, "api/analyze", moves="44", seconds=10, parts="search", page=page)
+        reply = get(url, "api/analyze", moves="44", seconds=5, parts="search", page=page)
         results[key] = (reply.status_code, time.monotonic() - start)
 
     stale = threading.Thread(target=long, args=("cancel-me", "stale"))
@@ -271,9 +271,9 @@ def test_a_newer_request_from_the_same_page_cancels_the_analysis_in_flight(url: 
     stale.join(30)
     other.join(30)
     status, elapsed = results["stale"]
-    assert status == 409 and elapsed < 8.0, results
+    assert status == 409 and elapsed < 4.0, results
     # Another page's analysis of the same position ran its whole time.
-    assert results["other"][0] == 200 and results["other"][1] >= 9.5
+    assert results["other"][0] == 200 and results["other"][1] >= 4.9
 
 
 def test_a_new_position_cancels_the_proofs_in_flight_but_not_a_review(url: str) -> None:
@@ -472,7 +472,7 @@ def test_too_many_waiting_requests_are_told_at_once_that_the_board_is_busy(
         codes: list[int] = []
 
         def ask(page: str) -> None:
-            codes.append(get(base, "api/analyze", moves="44", seconds=2, parts="search",
+            codes.append(get(base, "api/analyze", moves="44", seconds=1, parts="search",
                              page=page).status_code)
 
         running = [threading.Thread(target=ask, args=(f"p{i}",)) for i in range(MAX_WAITING + 1)]
@@ -481,7 +481,7 @@ def test_too_many_waiting_requests_are_told_at_once_that_the_board_is_busy(
             time.sleep(0.2)
         time.sleep(0.5)
         start = time.monotonic()
-        reply = get(base, "api/analyze", moves="44", seconds=2, parts="search", page="late")
+        reply = get(base, "api/analyze", moves="44", seconds=1, parts="search", page="late")
         assert reply.status_code == 429 and time.monotonic() - start < 1.5
         assert "busy" in reply.json()["error"]
         assert get(base, "api/position", moves="44").status_code == 200  # served meanwhile
