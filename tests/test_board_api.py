@@ -471,17 +471,19 @@ def test_too_many_waiting_requests_are_told_at_once_that_the_board_is_busy(
     with running_board(games["record"], analysts=1) as base:
         codes: list[int] = []
 
-        def ask(page: str) -> None:
-            codes.append(get(base, "api/analyze", moves="44", seconds=1, parts="search",
+        def ask(page: str, seconds: float) -> None:
+            codes.append(get(base, "api/analyze", moves="44", seconds=seconds, parts="search",
                              page=page).status_code)
 
-        running = [threading.Thread(target=ask, args=(f"p{i}",)) for i in range(MAX_WAITING + 1)]
+        # One search holds the only analyst for 3 s; four more wait for it.
+        running = [threading.Thread(target=ask, args=(f"p{i}", 3 if i == 0 else 0.1))
+                   for i in range(MAX_WAITING + 1)]
         for thread in running:
             thread.start()
-            time.sleep(0.2)
-        time.sleep(0.5)
+            time.sleep(0.1)
+        time.sleep(0.3)
         start = time.monotonic()
-        reply = get(base, "api/analyze", moves="44", seconds=1, parts="search", page="late")
+        reply = get(base, "api/analyze", moves="44", seconds=0.1, parts="search", page="late")
         assert reply.status_code == 429 and time.monotonic() - start < 1.5
         assert "busy" in reply.json()["error"]
         assert get(base, "api/position", moves="44").status_code == 200  # served meanwhile
