@@ -25,6 +25,7 @@ and a board whose analysts all stay busy answers 429.
 from __future__ import annotations
 
 import json
+import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
@@ -55,19 +56,23 @@ def _error(status: int, message: str) -> JSONResponse:
 
 
 class _Columns:
-    """The latest analyses' columns by move string, for pictures of a position just analysed."""
+    """The latest analyses' columns by move string, for pictures of a position just analysed
+    (used from the server's threads, under a lock)."""
 
     def __init__(self) -> None:
         self._kept: OrderedDict[str, list[dict[str, Any]]] = OrderedDict()
+        self._lock = threading.Lock()
 
     def put(self, moves: str, columns: list[dict[str, Any]]) -> None:
-        self._kept[moves] = columns
-        self._kept.move_to_end(moves)
-        while len(self._kept) > CACHED_ANALYSES:
-            self._kept.popitem(last=False)
+        with self._lock:
+            self._kept[moves] = columns
+            self._kept.move_to_end(moves)
+            while len(self._kept) > CACHED_ANALYSES:
+                self._kept.popitem(last=False)
 
     def get(self, moves: str) -> list[dict[str, Any]] | None:
-        return self._kept.get(moves)
+        with self._lock:
+            return self._kept.get(moves)
 
 
 def create_app(analysts: Analysts, games: GameFiles) -> FastAPI:
