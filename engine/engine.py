@@ -45,7 +45,6 @@ from search.table import table_bits_problems
 from settings import AgentSettings, ConfigError, SolverSettings, UsageError
 from solver import Move, Solver, discs_to_end
 from solver.book import Book, load_book
-from solver.solver import WARM_UP_POSITION
 from solver.table import table_bits_problems as solver_table_bits_problems
 from timecontrol import Clock, Limit
 
@@ -135,7 +134,7 @@ class Engine:
                                          table=self.expectimax_table))
             self.expectimax_table.clear()
         if self.solver is not None:
-            self.solver.best_move(Board.from_moves(WARM_UP_POSITION), weak=True)
+            self.solver.warm_up()
 
     def new_game(self) -> None:
         # The solver's table holds exact bounds, true in every game: it is kept.

@@ -229,20 +229,18 @@ def test_a_proven_win_gets_the_whole_budget_to_find_a_keeping_move(monkeypatch: 
 def test_the_solvers_first_slice_fits_the_time_left(monkeypatch: pytest.MonkeyPatch) -> None:
     """A solver whose slices grew in a long call must not start a big slice when little time
     is left: the first slice of a call is sized from the time left."""
-    from solver import core
-
     solver = Solver(24)
     # A few thousand nodes with a deadline: slices are measured and grow.
     for moves, _ in pons("Test_L2_R2", 3, 1):
         solver.solve(Board.from_moves(moves), weak=True, deadline=solver.clock() + 0.5)
     limits: list[int] = []
-    real_new_counters = core.new_counters
+    real_next = solver.slices.next
 
-    def recording(limit: int, low: int, high: int):
-        limits.append(limit)
-        return real_new_counters(limit, low, high)
+    def recording(time_left: float) -> int:
+        limits.append(real_next(time_left))
+        return limits[-1]
 
-    monkeypatch.setattr(core, "new_counters", recording)
+    monkeypatch.setattr(solver.slices, "next", recording)
     left = 0.001
     rate = solver.slices.rate  # the slices' measure when the call starts (it learns during it)
     solver.solve(Board.from_moves("4444442"), weak=True, deadline=solver.clock() + left)

@@ -22,7 +22,7 @@ from concurrent.futures import Executor, ProcessPoolExecutor
 from typing import Any, cast
 
 from settings import UsageError
-from solver.solver import WARM_UP_POSITION, Solver
+from solver.solver import Solver
 
 _local = threading.local()
 
@@ -32,9 +32,7 @@ def worker_solver(table_bits: int) -> Solver:
     solver: Solver | None = getattr(_local, "solver", None)
     if solver is None or solver.table.bits != table_bits:
         solver = Solver(table_bits)
-        from board import Board
-
-        solver.solve(Board.from_moves(WARM_UP_POSITION))  # load the compiled code
+        solver.warm_up()  # load the compiled code
         _local.solver = solver
     return solver
 
