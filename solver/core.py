@@ -110,13 +110,9 @@ _BOUND_BIAS = 64
 
 def new_work() -> np.ndarray:
     """The search's working memory: its stack, one row per ply (see the ``_S_*`` slots), and
-    the counters in row ``COUNTERS_ROW`` (``counters_of(work)``)."""
+    the counters in row ``COUNTERS_ROW``, where the window narrowed so far waits between
+    ``solve_steps`` calls."""
     return np.zeros((COUNTERS_ROW + 1, _S_WIDTH), dtype=np.int64)
-
-
-def counters_of(work: np.ndarray) -> np.ndarray:
-    """The counters of ``work`` (a view: they change as the search runs)."""
-    return work[COUNTERS_ROW, :N_COUNTERS]
 
 
 def pack_book(keys: np.ndarray, bounds: np.ndarray, discs: int) -> np.ndarray:
@@ -439,7 +435,7 @@ def _narrow(
     table: np.ndarray,
     work: np.ndarray,
     book: np.ndarray,
-) -> int:
+) -> tuple[int, int]:
     """The body of ``solve_steps``, inlined into both compiled entries."""
     counters = work[COUNTERS_ROW]
     counters[NODES] = 0
@@ -462,7 +458,9 @@ def _narrow(
             low = r
     counters[LOW] = low
     counters[HIGH] = high
-    return low if low >= high else UNFINISHED
+    nodes = min(counters[NODES], node_limit)  # an aborted search counted one node past it
+    # int(): compiled, a no-op; run as Python (NUMBA_DISABLE_JIT=1), no NumPy integers out.
+    return int(low if low >= high else UNFINISHED), int(nodes)
 
 
 @njit(cache=True)
@@ -474,13 +472,14 @@ def solve_steps(
     table: np.ndarray,
     work: np.ndarray,
     book: np.ndarray,
-) -> int:
+) -> tuple[int, int]:
     """Narrow ``[counters[LOW], counters[HIGH]]`` around the score with null-window searches,
-    within ``node_limit`` nodes (``counters[NODES]`` counts them from 0).
+    within ``node_limit`` nodes.
 
     Returns the score once the two bounds meet (it is then ``counters[LOW]``), or
-    ``UNFINISHED`` when the node limit stopped it: call again to go on.  The bounds must hold
-    (``solve`` sets them).  Same requirements on the position as ``negamax``.
+    ``UNFINISHED`` when the node limit stopped it (call again to go on), and the nodes
+    searched.  The bounds must hold (``solve`` sets them).  Same requirements on the position
+    as ``negamax``.
     """
     return _narrow(pos, mask, moves, node_limit, table, work, book)
 
@@ -496,23 +495,25 @@ def solve(
     table: np.ndarray,
     work: np.ndarray,
     book: np.ndarray,
-) -> int:
-    """The score of the position (``pos`` the discs of the side to move), from the start.
+) -> tuple[int, int]:
+    """The score of the position (``pos`` the discs of the side to move), from the start, and
+    the nodes searched.
 
     ``[low, high]`` must hold the score: ``score_bounds(moves)`` for the exact score, or
     ``[-1, 1]`` for its sign only (the result then has the score's sign, and may be any
-    value of that sign the search proved).  Returns ``GAME_OVER`` for a finished game, the
-    score of winning at once when the side to move can (no node searched), else what
+    value of that sign the search proved).  The result is ``GAME_OVER`` for a finished game,
+    the score of winning at once when the side to move can (no node searched), else what
     ``solve_steps`` returns: the score, or ``UNFINISHED`` when ``node_limit`` nodes did not
-    suffice (``solve_steps`` goes on from there).  One compiled call does it all: a call from
-    Python costs about as much as a few dozen nodes.
+    suffice (``solve_steps`` goes on from there).  One compiled call does it all, and the
+    nodes come back with the result rather than from the counters: on the easiest positions
+    each operation of the Python around the call costs as much as a few nodes.
     """
     counters = work[COUNTERS_ROW]
     counters[NODES] = 0
     if bits.has_four(pos ^ mask) or moves >= CELLS:
-        return GAME_OVER
+        return GAME_OVER, 0
     if winning_moves(pos, mask):
-        return win_now_score(moves)
+        return win_now_score(moves), 0
     counters[LOW] = low
     counters[HIGH] = high
     return _narrow(pos, mask, moves, node_limit, table, work, book)

@@ -30,7 +30,7 @@ from solver import core
 from solver.book import Book
 from solver.table import SolverTable
 from timecontrol import Clock, SliceSizer
-from timecontrol.counters import NODES, UNLIMITED, searched
+from timecontrol.counters import UNLIMITED
 
 # A Middle-Easy position (144 nodes): solving it loads the compiled code.
 WARM_UP_POSITION = "5554224333234511764415115"
@@ -92,7 +92,6 @@ class Solver:
         # The book's bounds stop the search at booked positions of its complete layers.
         self.book = core.pack_book(*book.bounds()) if book is not None else core.no_book()
         self.work = core.new_work()
-        self.counters = core.counters_of(self.work)
         self._order = core.new_work()  # best_move's order of the columns
         self.clock = clock
         self.nodes = 0  # total searched by this solver
@@ -106,52 +105,58 @@ class Solver:
         board = Board.from_moves(WARM_UP_POSITION)
         low, high = core.score_bounds(board.moves)
         args = (self.table.entries, self.work, self.book)
-        if core.solve(board.position, board.mask, board.moves, low, high, 1, *args) == core.UNFINISHED:
+        result, _ = core.solve(board.position, board.mask, board.moves, low, high, 1, *args)
+        if result == core.UNFINISHED:
             core.solve_steps(board.position, board.mask, board.moves, UNLIMITED, *args)
         self.best_move(board, weak=True)
 
     # --- the compiled calls, in slices ------------------------------------------------------
 
-    def _run(self, board: Board, low: int, high: int, deadline: float | None) -> int | None:
-        """``core.solve`` on ``[low, high]``, then ``core.solve_steps`` until done (the score)
-        or the deadline (None).  Raises ``IllegalMove`` if the game is over.
+    def _run(self, board: Board, low: int, high: int,
+             deadline: float | None) -> tuple[int, int] | None:
+        """``core.solve`` on ``[low, high]``, then ``core.solve_steps`` until done: the score
+        and the nodes searched, or None at the deadline.  Raises ``IllegalMove`` if the game
+        is over.
 
         Without a deadline this is one compiled call: on the easiest positions the Python
         around it costs as much as the search.
         """
         if deadline is None:
-            result = core.solve(board.position, board.mask, board.moves, low, high, UNLIMITED,
-                                self.table.entries, self.work, self.book)
-            self.nodes += int(self.counters[NODES])
+            result, nodes = core.solve(board.position, board.mask, board.moves, low, high,
+                                       UNLIMITED, self.table.entries, self.work, self.book)
+            self.nodes += nodes
         else:
-            result = self._run_slices(board, low, high, deadline)
-            if result is None:
+            found = self._run_slices(board, low, high, deadline)
+            if found is None:
                 return None
+            result, nodes = found
         if result == core.GAME_OVER:
             raise IllegalMove("the game is over: there is nothing to solve")
-        return int(result)
+        return result, nodes
 
-    def _run_slices(self, board: Board, low: int, high: int, deadline: float) -> int | None:
+    def _run_slices(self, board: Board, low: int, high: int,
+                    deadline: float) -> tuple[int, int] | None:
         """``_run`` with a deadline: slices of nodes, the clock read in between."""
         now = self.clock()
         if now >= deadline:
             return None
-        result = core.solve(board.position, board.mask, board.moves, low, high,
-                            self.slices.next(deadline - now), self.table.entries, self.work,
-                            self.book)
+        result, nodes = core.solve(board.position, board.mask, board.moves, low, high,
+                                   self.slices.next(deadline - now), self.table.entries,
+                                   self.work, self.book)
+        total = 0
         while True:
             after = self.clock()
-            nodes = searched(self.counters)
             self.nodes += nodes
+            total += nodes
             self.slices.measured(nodes, after - now)
             if result != core.UNFINISHED:
-                return int(result)
+                return result, total
             now = after
             if now >= deadline:
                 return None
-            result = core.solve_steps(board.position, board.mask, board.moves,
-                                      self.slices.next(deadline - now), self.table.entries,
-                                      self.work, self.book)
+            result, nodes = core.solve_steps(board.position, board.mask, board.moves,
+                                             self.slices.next(deadline - now),
+                                             self.table.entries, self.work, self.book)
 
     def _check(self, board: Board) -> None:
         if board.is_over():
@@ -165,17 +170,26 @@ class Solver:
         ``None`` if ``deadline`` (a time of the solver's clock) passed first.  Raises
         ``IllegalMove`` if the game is over.
         """
-        before = self.nodes
-        if weak:
-            result = self._run(board, -1, 1, deadline)
-            if result is None:
-                return None
-            # The narrowing can end on a bound beyond [-1, 1] (a table bound); its sign holds.
-            return Solution((result > 0) - (result < 0), self.nodes - before)
         moves = board.moves
-        result = self._run(board, -((bits.CELLS - moves) // 2), (bits.CELLS + 1 - moves) // 2,
-                           deadline)
-        return None if result is None else Solution(result, self.nodes - before)
+        if weak:
+            low, high = -1, 1
+        else:
+            low, high = -((bits.CELLS - moves) // 2), (bits.CELLS + 1 - moves) // 2
+        if deadline is None:  # _run's first case, inlined: this is Pons' benchmark's path
+            result, nodes = core.solve(board.position, board.mask, moves, low, high, UNLIMITED,
+                                       self.table.entries, self.work, self.book)
+            self.nodes += nodes
+            if result == core.GAME_OVER:
+                raise IllegalMove("the game is over: there is nothing to solve")
+        else:
+            found = self._run(board, low, high, deadline)
+            if found is None:
+                return None
+            result, nodes = found
+        if weak:
+            # The narrowing can end on a bound beyond [-1, 1] (a table bound); its sign holds.
+            result = (result > 0) - (result < 0)
+        return Solution(result, nodes)
 
     def is_at_most(self, board: Board, value: int, deadline: float | None = None) -> bool | None:
         """Whether the score of ``board`` is ``<= value`` (one null-window search); None: no time.
@@ -187,10 +201,10 @@ class Solver:
             return True
         if value < low:
             return False
-        result = self._run(board, value, value + 1, deadline)
-        if result is None:
+        found = self._run(board, value, value + 1, deadline)
+        if found is None:
             return None
-        return result <= value
+        return found[0] <= value
 
     def column_score(self, board: Board, col: int, deadline: float | None = None, *,
                      weak: bool = False) -> int | None:
