@@ -273,8 +273,12 @@ def negamax(
                 high = 0
             if low < 0 and not bits.has_four(bits.BOARD_MASK & ~pos):
                 low = 0
+            # Each rule below is tried by the player about to move for each of its moves, so
+            # that a position where it holds is cut before it is entered: at a node the rule
+            # for the side to move is tried only at the root (in a null window, a parent that
+            # entered this node has tried it here already).
             if moves & 1 == 0:
-                if beta > -1 and high > -1:
+                if moves == root and beta > -1 and high > -1:
                     cap = _claimeven_cap(pos, mask)
                     if cap < high:
                         high = cap
@@ -292,15 +296,15 @@ def negamax(
                             low = 1
                             break
             else:
-                # The parent tried the odd-threat rule on each of its moves (above): here only
-                # the root has not been tried.
                 if (moves == root and beta > -1 and high > -1
                         and _odd_threat_wins(pos ^ mask, mask)):
                     high = -1
                 if alpha < 1 and low < 1 and not bits.has_four(
                         (pos ^ mask) | (bits.BOARD_MASK & ~(mask | (mask + bits.BOTTOM_ROW)) & _EVEN_ROWS)):
                     # We are the second player: after one of our moves, the claimeven bound of the
-                    # opponent caps its score, which bounds ours from below.
+                    # opponent caps its score, which bounds ours from below.  (If the opponent
+                    # fits four in its discs and the empty cells of rows 0, 2, 4 we cannot play
+                    # now, it does so after each of our moves: the bound holds for none.)
                     opp = pos ^ mask
                     rest = candidates
                     while rest:
