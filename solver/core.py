@@ -50,7 +50,7 @@ from numba import njit
 from board import bits
 from board.keys import mirror
 from board.tactics import non_losing_moves, order_moves, winning_moves
-from solver.table import probe, slots, store
+from solver.table import prefetch, probe, slots, store
 from timecontrol.counters import ABORTED, BASE_SLOTS, NODE_LIMIT, NODES
 
 CELLS = bits.CELLS
@@ -372,6 +372,15 @@ def negamax(
                 if cut >= beta:
                     value = cut
                     continue
+            elif moves < TABLE_PLIES - 1:
+                # The children's probes, ahead of time: without the cutoffs above reading
+                # their entries, each child's probe would wait for memory.
+                child = pos ^ mask
+                rest = candidates
+                while rest:
+                    cell = rest & -rest
+                    rest ^= cell
+                    prefetch(table, size, (child + (mask | cell)) % size)
             if (moves < SYMMETRY_PLIES and (mask & _COLUMN_0) == (mask >> _COLUMN_6_SHIFT)
                     and mirror(pos) == pos and mirror(mask) == mask):
                 candidates &= LEFT_HALF

@@ -24,8 +24,13 @@ the ``size`` slots, then ``size // 32 + 1`` bitmap words (bit ``i % 32`` of word
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
-from numba import njit
+from llvmlite import ir
+from numba import njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic, overload
 
 from board.keys import TableBits
 
@@ -60,7 +65,7 @@ def new_entries(size: int) -> np.ndarray:
 @njit(cache=True, inline="always")
 def slots(entries: np.ndarray) -> int:
     """The number of slots of the table ``entries`` (a prime)."""
-    return np.int64(entries[entries.size - 1])
+    return int(np.int64(entries[entries.size - 1]))  # signed: see probe
 
 
 @njit(cache=True, inline="always")
@@ -74,7 +79,7 @@ def probe(entries: np.ndarray, size: int, index: int, key: int) -> int:
     entry = np.int64(entries[np.uint64(index)])
     if (entry >> VALUE_BITS) != (key & _KEY_MASK):
         return 0
-    return entry & _VALUE_MASK
+    return int(entry & _VALUE_MASK)
 
 
 @njit(cache=True, inline="always")
@@ -83,6 +88,51 @@ def store(entries: np.ndarray, size: int, index: int, key: int, value: int) -> N
     (``key % size``), replacing the slot's entry."""
     entries[np.uint64(index)] = ((key & _KEY_MASK) << VALUE_BITS) | value
     entries[np.uint64(size + (index >> 5))] |= np.uint32(1 << (index & 31))
+
+
+# numba's code generation helpers carry no types.
+_cgutils: Any = cgutils
+
+
+def prefetch(entries: np.ndarray, size: int, index: int) -> None:
+    """Ask the processor to bring slot ``index`` and its bitmap word into the cache, so that a
+    probe a little later does not wait for memory.  A hint only: run as Python it does
+    nothing, and compiled it is one instruction per cache line (``_prefetch_line``)."""
+
+
+@intrinsic
+def _prefetch_intrinsic(typingctx: Any, array: Any, index: Any) -> Any:
+    """LLVM's prefetch of the cache line holding ``array[index]`` (for reading, kept in all
+    cache levels).  NumPy and numba have no such call."""
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        array_type = signature.args[0]
+        view = context.make_array(array_type)(context, builder, args[0])
+        pointer = _cgutils.get_item_pointer(context, builder, array_type, view, [args[1]],
+                                            wraparound=False, boundscheck=False)
+        byte_pointer = ir.IntType(8).as_pointer()
+        int32 = ir.IntType(32)
+        function = _cgutils.get_or_insert_function(
+            builder.module, ir.FunctionType(ir.VoidType(), [byte_pointer, int32, int32, int32]),
+            "llvm.prefetch.p0i8")
+        builder.call(function, [builder.bitcast(pointer, byte_pointer), int32(0), int32(3),
+                                int32(1)])
+        return context.get_dummy_value()
+
+    return types.void(array, index), codegen
+
+
+# Called from compiled code only, with the array and the index (numba supplies typingctx).
+_prefetch_line: Any = _prefetch_intrinsic
+
+
+@overload(prefetch, inline="always")
+def _prefetch_compiled(entries: Any, size: Any, index: Any) -> Any:
+    def implementation(entries: Any, size: Any, index: Any) -> None:
+        _prefetch_line(entries, np.uint64(size + (index >> 5)))
+        _prefetch_line(entries, np.uint64(index))
+
+    return implementation
 
 
 class SolverTable:
