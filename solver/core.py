@@ -71,8 +71,8 @@ GAME_OVER = -100  # the position is a finished game: there is nothing to solve
 # 44..86 a lower bound l stored as l + 65.  Every bound of every position fits, the root's
 # included.
 _UPPER_BIAS = 1 - MIN_SCORE
-_FIRST_LOWER = MAX_SCORE - MIN_SCORE + 2
-_LOWER_BIAS = _FIRST_LOWER - MIN_SCORE
+FIRST_LOWER = MAX_SCORE - MIN_SCORE + 2
+LOWER_BIAS = FIRST_LOWER - MIN_SCORE
 
 _EVEN_ROWS = bits.BOTTOM_ROW * 0b010101  # rows 0, 2 and 4 (row 0 at the bottom)
 _ODD_ROWS = bits.BOTTOM_ROW * 0b101010
@@ -156,7 +156,7 @@ def _etc_bound(pos: int, mask: int, candidates: int, table: np.ndarray, size: in
         rest ^= cell
         key = child + (mask | cell)
         val = probe(table, size, key % size, key)
-        if 0 < val < _FIRST_LOWER and _UPPER_BIAS - val > best:
+        if 0 < val < FIRST_LOWER and _UPPER_BIAS - val > best:
             best = _UPPER_BIAS - val  # the child scores at most val - _UPPER_BIAS
     return best
 
@@ -351,8 +351,8 @@ def negamax(
                 index = key % size
                 val = probe(table, size, index, key)
                 if val != 0:
-                    if val >= _FIRST_LOWER:
-                        bound = val - _LOWER_BIAS
+                    if val >= FIRST_LOWER:
+                        bound = val - LOWER_BIAS
                         if alpha < bound:
                             alpha = bound
                             if alpha >= beta:
@@ -414,7 +414,7 @@ def negamax(
         index = stack[row, _S_INDEX]
         if score >= beta:
             if index >= 0:
-                store(table, size, index, pos + mask, score + _LOWER_BIAS)
+                store(table, size, index, pos + mask, score + LOWER_BIAS)
             value = score
             continue
         if score > alpha:

@@ -28,7 +28,7 @@ from board import Board, IllegalMove, bits
 from board.tactics import non_losing_moves, order_moves, winning_moves
 from solver import core
 from solver.book import Book
-from solver.table import SolverTable
+from solver.table import SolverTable, probe
 from timecontrol import Clock, SliceSizer
 from timecontrol.counters import UNLIMITED
 
@@ -251,25 +251,60 @@ class Solver:
         if solution is None:
             return None
         score = solution.score
-        order = self._order
-        n = order_moves(board.position, board.mask, candidates, 0, order, 0)
         if weak and score < 0:
             # Every column loses: the weak score cannot tell the slowest, take the first.
+            order = self._order
+            order_moves(board.position, board.mask, candidates, 0, order, 0)
             return Move(int(bits.lowest_col(int(order[0, 0]))), score, self.nodes - before, False)
+        col = self.keeping_column(board, score, deadline)
+        if col is None:
+            return None
+        return Move(col, score, self.nodes - before, not weak)
+
+    def losing_columns(self, board: Board) -> set[int]:
+        """The legal columns proven to lose: the opponent can win at once after them, or the
+        table holds a proof that it wins (what the searches so far have proven; nothing is
+        searched here)."""
+        entries, size = self.table.entries, self.table.size
+        losing = set()
+        for col in board.legal_moves():
+            if board.is_winning_move(col):
+                continue
+            child = board.play_unchecked(col)
+            if child.is_full():
+                continue
+            if winning_moves(child.position, child.mask):
+                losing.add(col)
+                continue
+            key = child.key
+            value = probe(entries, size, key % size, key)
+            if value >= core.FIRST_LOWER and value - core.LOWER_BIAS >= 1:
+                losing.add(col)  # the opponent's score is at least 1: it wins
+        return losing
+
+    def keeping_column(self, board: Board, value: int, deadline: float | None = None) -> int | None:
+        """A column after which the side to move's score is still at least ``value``, the first
+        in the core's order (most threats created, then centre first), or None if the deadline
+        passed first.
+
+        The position's score must be proven at least ``value`` (and the side to move unable to
+        win with its next disc): then such a column exists, and the table holds most of the
+        proof, so finding it is quick.  With ``value`` the exact score, the column keeps it.
+        """
+        candidates = int(non_losing_moves(board.position, board.mask))
+        order = self._order
+        n = order_moves(board.position, board.mask, candidates, 0, order, 0)
         for i in range(n):
             col = int(bits.lowest_col(int(order[0, i])))
             child = board.play_unchecked(col)
             if child.is_full():
-                if score == 0:
-                    return Move(col, 0, self.nodes - before, True)
+                if value <= 0:
+                    return col
                 continue
-            # The child scores at least -score (score is the best over the children), so
-            # "at most -score" means exactly -score: this column keeps the score.  With weak
-            # scores the same holds of the outcome.
-            keeps = self.is_at_most(child, -score, deadline)
+            # The child scores at most -value exactly when this column leaves us at least value.
+            keeps = self.is_at_most(child, -value, deadline)
             if keeps is None:
                 return None
             if keeps:
-                return Move(col, score, self.nodes - before, not weak)
-        raise AssertionError(f"no column keeps the score {score}")  # pragma: no cover
-
+                return col
+        raise AssertionError(f"no column keeps the score at {value}")  # pragma: no cover
