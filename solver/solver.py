@@ -101,7 +101,7 @@ class Solver:
     def warm_up(self) -> None:
         """Load (or compile) every compiled function the solver calls, so that no timed call
         pays for it: a solve stopped by its node limit and resumed (``core.solve``, then
-        ``core.solve_steps``), and ``best_move``'s own calls."""
+        ``core.solve_steps``), ``best_move``'s own calls and ``losing_columns``' probes."""
         board = Board.from_moves(WARM_UP_POSITION)
         low, high = core.score_bounds(board.moves)
         args = (self.table.entries, self.work, self.book)
@@ -109,6 +109,7 @@ class Solver:
         if result == core.UNFINISHED:
             core.solve_steps(board.position, board.mask, board.moves, UNLIMITED, *args)
         self.best_move(board, weak=True)
+        self.losing_columns(board)
 
     # --- the compiled calls, in slices ------------------------------------------------------
 
