@@ -87,6 +87,8 @@ _COLUMN_6_SHIFT = 6 * bits.H1
 TABLE_PLIES = 36
 # Enhanced transposition cutoffs are tried at nodes with fewer discs than this.
 ETC_PLIES = 30
+# Beyond them, the children's slots are prefetched once a call has searched this many nodes.
+PREFETCH_NODES = 10_000
 
 
 # Stack slots of a ply's row: the ordered move cells first, then the node's state while its
@@ -372,9 +374,10 @@ def negamax(
                 if cut >= beta:
                     value = cut
                     continue
-            elif moves < TABLE_PLIES - 1:
+            elif moves < TABLE_PLIES - 1 and nodes > PREFETCH_NODES:
                 # The children's probes, ahead of time: without the cutoffs above reading
-                # their entries, each child's probe would wait for memory.
+                # their entries, each child's probe would wait for memory (once the search
+                # has grown: in a small one the slots are empty and the prefetches wasted).
                 child = pos ^ mask
                 rest = candidates
                 while rest:
