@@ -11,7 +11,7 @@ What keeps the tree small, after Pascal Pons' solver:
 
 - a **score window** ``[alpha, beta]`` narrowed at each node by the best and worst scores still
   possible with the discs left, and by the table's bound;
-- **null-window search**: ``solve_steps`` narrows ``[low, high]`` with windows of width one,
+- **null-window search**: ``solve`` narrows ``[low, high]`` with windows of width one,
   biased towards 0 first because most positions are near a draw;
 - a **transposition table** (``solver.table``) of lower and upper bounds;
 - **anticipation of losing moves**: only moves that do not hand the opponent a win at once are
@@ -32,7 +32,7 @@ What keeps the tree small, after Pascal Pons' solver:
 No I/O, no clock.  The caller bounds the work with a node limit, and the search counts its
 nodes in ``counters`` (``timecontrol.counters``, as for ``search.negamax``; the last row of
 ``work``): past the limit, ``counters[ABORTED]`` is set and scores are meaningless; no entry is
-stored for an unfinished node, so calling ``solve_steps`` again with a new limit walks back to
+stored for an unfinished node, so calling ``solve`` again (``RESUME``) with a new limit walks back to
 where it stopped through table hits, and the window narrowed so far is kept in
 ``counters[LOW]`` and ``counters[HIGH]``.  The tactics (wins at once, moves that hand the
 opponent a win, move ordering) are the search's too (``board.tactics``).
@@ -63,9 +63,11 @@ LOW = BASE_SLOTS  # the score is known to be >= counters[LOW] ...
 HIGH = BASE_SLOTS + 1  # ... and <= counters[HIGH]
 N_COUNTERS = BASE_SLOTS + 2
 
-# What ``solve`` and ``solve_steps`` return when it is not a score.
-UNFINISHED = 100  # the node limit stopped the search: call ``solve_steps`` to go on
+# What ``solve`` returns when it is not a score.
+UNFINISHED = 100  # the node limit stopped the search: call again with RESUME to go on
 GAME_OVER = -100  # the position is a finished game: there is nothing to solve
+# ``solve``'s window to go on from where the previous call stopped (any low > high).
+RESUME = (1, 0)
 
 # Table values (7 bits, solver.table): 0 = no entry; 1..43 an upper bound u stored as u + 22;
 # 44..86 a lower bound l stored as l + 65.  Every bound of every position fits, the root's
@@ -113,7 +115,7 @@ _BOUND_BIAS = 64
 def new_work() -> np.ndarray:
     """The search's working memory: its stack, one row per ply (see the ``_S_*`` slots), and
     the counters in row ``COUNTERS_ROW``, where the window narrowed so far waits between
-    ``solve_steps`` calls."""
+    ``solve`` calls."""
     return np.zeros((COUNTERS_ROW + 1, _S_WIDTH), dtype=np.int64)
 
 
@@ -219,7 +221,7 @@ def _odd_threat_wins(first: int, mask: int) -> bool:
     return False
 
 
-@njit(cache=True)
+@njit(inline="always")
 def negamax(
     pos: int,
     mask: int,
@@ -442,18 +444,43 @@ def _half(x: int) -> int:
     return -((-x) // 2) if x < 0 else x // 2
 
 
-@njit(inline="always")
-def _narrow(
+@njit(cache=True)
+def solve(
     pos: int,
     mask: int,
     moves: int,
+    low: int,
+    high: int,
     node_limit: int,
     table: np.ndarray,
     work: np.ndarray,
     book: np.ndarray,
 ) -> tuple[int, int]:
-    """The body of ``solve_steps``, inlined into both compiled entries."""
+    """Narrow ``[low, high]`` around the score of the position (``pos`` the discs of the side
+    to move) with null-window searches, within ``node_limit`` nodes; return the result and
+    the nodes searched.
+
+    ``[low, high]`` must hold the score: ``score_bounds(moves)`` for the exact score, or
+    ``[-1, 1]`` for its sign only (the result then has the score's sign, and may be any
+    value of that sign the search proved).  With ``low > high`` (``RESUME``) the call goes on
+    from the window the previous one left in ``work``.  The result is the score, or
+    ``UNFINISHED`` when the node limit stopped the search (call again with ``RESUME`` to go
+    on), or ``GAME_OVER`` for a finished game; the score of winning at once is returned
+    without a node searched.
+
+    One compiled call does it all, with ``negamax`` inlined (the compiler then knows its
+    windows are null, and no reference counts are updated per call), and the nodes come back
+    with the result rather than from the counters: on the easiest positions each operation
+    of the Python around the call costs as much as a few nodes.
+    """
     counters = work[COUNTERS_ROW]
+    if low <= high:
+        if bits.has_four(pos ^ mask) or moves >= CELLS:
+            return GAME_OVER, 0
+        if winning_moves(pos, mask):
+            return win_now_score(moves), 0
+        counters[LOW] = low
+        counters[HIGH] = high
     counters[NODES] = 0
     counters[NODE_LIMIT] = node_limit
     counters[ABORTED] = 0
@@ -477,59 +504,3 @@ def _narrow(
     nodes = min(counters[NODES], node_limit)  # an aborted search counted one node past it
     # int(): compiled, a no-op; run as Python (NUMBA_DISABLE_JIT=1), no NumPy integers out.
     return int(low if low >= high else UNFINISHED), int(nodes)
-
-
-@njit(cache=True)
-def solve_steps(
-    pos: int,
-    mask: int,
-    moves: int,
-    node_limit: int,
-    table: np.ndarray,
-    work: np.ndarray,
-    book: np.ndarray,
-) -> tuple[int, int]:
-    """Narrow ``[counters[LOW], counters[HIGH]]`` around the score with null-window searches,
-    within ``node_limit`` nodes.
-
-    Returns the score once the two bounds meet (it is then ``counters[LOW]``), or
-    ``UNFINISHED`` when the node limit stopped it (call again to go on), and the nodes
-    searched.  The bounds must hold (``solve`` sets them).  Same requirements on the position
-    as ``negamax``.
-    """
-    return _narrow(pos, mask, moves, node_limit, table, work, book)
-
-
-@njit(cache=True)
-def solve(
-    pos: int,
-    mask: int,
-    moves: int,
-    low: int,
-    high: int,
-    node_limit: int,
-    table: np.ndarray,
-    work: np.ndarray,
-    book: np.ndarray,
-) -> tuple[int, int]:
-    """The score of the position (``pos`` the discs of the side to move), from the start, and
-    the nodes searched.
-
-    ``[low, high]`` must hold the score: ``score_bounds(moves)`` for the exact score, or
-    ``[-1, 1]`` for its sign only (the result then has the score's sign, and may be any
-    value of that sign the search proved).  The result is ``GAME_OVER`` for a finished game,
-    the score of winning at once when the side to move can (no node searched), else what
-    ``solve_steps`` returns: the score, or ``UNFINISHED`` when ``node_limit`` nodes did not
-    suffice (``solve_steps`` goes on from there).  One compiled call does it all, and the
-    nodes come back with the result rather than from the counters: on the easiest positions
-    each operation of the Python around the call costs as much as a few nodes.
-    """
-    counters = work[COUNTERS_ROW]
-    counters[NODES] = 0
-    if bits.has_four(pos ^ mask) or moves >= CELLS:
-        return GAME_OVER, 0
-    if winning_moves(pos, mask):
-        return win_now_score(moves), 0
-    counters[LOW] = low
-    counters[HIGH] = high
-    return _narrow(pos, mask, moves, node_limit, table, work, book)

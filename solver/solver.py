@@ -100,14 +100,9 @@ class Solver:
 
     def warm_up(self) -> None:
         """Load (or compile) every compiled function the solver calls, so that no timed call
-        pays for it: a solve stopped by its node limit and resumed (``core.solve``, then
-        ``core.solve_steps``), ``best_move``'s own calls and ``losing_columns``' probes."""
+        pays for it: ``core.solve``, ``best_move``'s own calls and ``losing_columns``'
+        probes."""
         board = Board.from_moves(WARM_UP_POSITION)
-        low, high = core.score_bounds(board.moves)
-        args = (self.table.entries, self.work, self.book)
-        result, _ = core.solve(board.position, board.mask, board.moves, low, high, 1, *args)
-        if result == core.UNFINISHED:
-            core.solve_steps(board.position, board.mask, board.moves, UNLIMITED, *args)
         self.best_move(board, weak=True)
         self.losing_columns(board)
 
@@ -115,7 +110,7 @@ class Solver:
 
     def _run(self, board: Board, low: int, high: int,
              deadline: float | None) -> tuple[int, int] | None:
-        """``core.solve`` on ``[low, high]``, then ``core.solve_steps`` until done: the score
+        """``core.solve`` on ``[low, high]``, resumed until done: the score
         and the nodes searched, or None at the deadline.  Raises ``IllegalMove`` if the game
         is over.
 
@@ -155,9 +150,9 @@ class Solver:
             now = after
             if now >= deadline:
                 return None
-            result, nodes = core.solve_steps(board.position, board.mask, board.moves,
-                                             self.slices.next(deadline - now),
-                                             self.table.entries, self.work, self.book)
+            result, nodes = core.solve(board.position, board.mask, board.moves, *core.RESUME,
+                                       self.slices.next(deadline - now), self.table.entries,
+                                       self.work, self.book)
 
     def _check(self, board: Board) -> None:
         if board.is_over():
@@ -257,10 +252,10 @@ class Solver:
             order = self._order
             order_moves(board.position, board.mask, candidates, 0, order, 0)
             return Move(int(bits.lowest_col(int(order[0, 0]))), score, self.nodes - before, False)
-        col = self.keeping_column(board, score, deadline)
-        if col is None:
+        keeping = self.keeping_column(board, score, deadline)
+        if keeping is None:
             return None
-        return Move(col, score, self.nodes - before, not weak)
+        return Move(keeping, score, self.nodes - before, not weak)
 
     def losing_columns(self, board: Board) -> set[int]:
         """The legal columns proven to lose: the opponent can win at once after them, or the
