@@ -50,7 +50,7 @@ from numba import njit
 from board import bits
 from board.keys import mirror
 from board.tactics import non_losing_moves, order_moves, winning_moves
-from solver.table import prefetch, probe, slots, store
+from solver.table import prefetch, prefetch_for_store, probe, slots, store
 from timecontrol.counters import ABORTED, BASE_SLOTS, NODE_LIMIT, NODES
 
 CELLS = bits.CELLS
@@ -353,6 +353,7 @@ def negamax(
             if moves < TABLE_PLIES:
                 key = pos + mask
                 index = key % size
+                prefetch_for_store(table, index)  # this node's entry, stored on its way back
                 val = probe(table, size, index, key)
                 if val != 0:
                     if val >= FIRST_LOWER:

@@ -100,30 +100,40 @@ def prefetch(entries: np.ndarray, size: int, index: int) -> None:
     nothing, and compiled it is one instruction per cache line (``_prefetch_line``)."""
 
 
-@intrinsic
-def _prefetch_intrinsic(typingctx: Any, array: Any, index: Any) -> Any:
-    """LLVM's prefetch of the cache line holding ``array[index]`` (for reading, kept in all
-    cache levels).  NumPy and numba have no such call."""
+def prefetch_for_store(entries: np.ndarray, index: int) -> None:
+    """Ask the processor to fetch slot ``index``'s cache line for writing: a store to a slot not
+    in the cache waits for its line, and a node stores its entry when its children are done,
+    by when the line has come.  A hint only, like ``prefetch``."""
 
-    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
-        array_type = signature.args[0]
-        view = context.make_array(array_type)(context, builder, args[0])
-        pointer = _cgutils.get_item_pointer(context, builder, array_type, view, [args[1]],
-                                            wraparound=False, boundscheck=False)
-        byte_pointer = ir.IntType(8).as_pointer()
-        int32 = ir.IntType(32)
-        function = _cgutils.get_or_insert_function(
-            builder.module, ir.FunctionType(ir.VoidType(), [byte_pointer, int32, int32, int32]),
-            "llvm.prefetch.p0i8")
-        builder.call(function, [builder.bitcast(pointer, byte_pointer), int32(0), int32(3),
-                                int32(1)])
-        return context.get_dummy_value()
 
-    return types.void(array, index), codegen
+def _prefetch_intrinsic(for_writing: int) -> Any:
+    """An intrinsic: LLVM's prefetch of the cache line holding ``array[index]`` (for reading,
+    or for writing, kept in all cache levels).  NumPy and numba have no such call."""
+
+    def prefetch_line(typingctx: Any, array: Any, index: Any) -> Any:
+        def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+            array_type = signature.args[0]
+            view = context.make_array(array_type)(context, builder, args[0])
+            pointer = _cgutils.get_item_pointer(context, builder, array_type, view,
+                                                [args[1]], wraparound=False, boundscheck=False)
+            byte_pointer = ir.IntType(8).as_pointer()
+            int32 = ir.IntType(32)
+            function = _cgutils.get_or_insert_function(
+                builder.module,
+                ir.FunctionType(ir.VoidType(), [byte_pointer, int32, int32, int32]),
+                "llvm.prefetch.p0i8")
+            builder.call(function, [builder.bitcast(pointer, byte_pointer), int32(for_writing),
+                                    int32(3), int32(1)])
+            return context.get_dummy_value()
+
+        return types.void(array, index), codegen
+
+    return intrinsic(prefetch_line)
 
 
 # Called from compiled code only, with the array and the index (numba supplies typingctx).
-_prefetch_line: Any = _prefetch_intrinsic
+_prefetch_line: Any = _prefetch_intrinsic(0)
+_prefetch_line_for_writing: Any = _prefetch_intrinsic(1)
 
 
 @overload(prefetch, inline="always")
@@ -131,6 +141,14 @@ def _prefetch_compiled(entries: Any, size: Any, index: Any) -> Any:
     def implementation(entries: Any, size: Any, index: Any) -> None:
         _prefetch_line(entries, np.uint64(size + (index >> 5)))
         _prefetch_line(entries, np.uint64(index))
+
+    return implementation
+
+
+@overload(prefetch_for_store, inline="always")
+def _prefetch_for_store_compiled(entries: Any, index: Any) -> Any:
+    def implementation(entries: Any, index: Any) -> None:
+        _prefetch_line_for_writing(entries, np.uint64(index))
 
     return implementation
 
