@@ -33,7 +33,6 @@ from board.board import disc_range, disc_range_problem  # noqa: E402
 from board.tactics import winning_moves  # noqa: E402
 from solver import Solver  # noqa: E402
 from solver.book import load_book  # noqa: E402
-from solver.solver import WARM_UP_POSITION  # noqa: E402
 
 
 def random_positions(discs: int, count: int, rng: random.Random) -> list[Board]:
@@ -66,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(disc_range_problem(args.discs))
     rng = random.Random(args.seed)
     solver = Solver(args.table_bits, book=load_book() if args.book else None)
-    solver.solve(Board.from_moves(WARM_UP_POSITION))  # load the compiled code
+    solver.warm_up()  # load the compiled code
     rows = []
     print(f"{'discs':>5}{'positions':>10}{'proven':>8}{'share':>8}{'mean s (proven)':>17}")
     for discs in disc_counts:

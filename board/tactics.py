@@ -21,6 +21,12 @@ CENTER_ORDER = bits.CENTER_ORDER
 _SORT_SHIFT = 52
 _CELL_BITS = (1 << _SORT_SHIFT) - 1
 _FIRST = 1 << 10  # a count no move reaches: the move given first goes first
+# The columns in centre-first order, and an eighth lane that holds no column: order_moves
+# counts the threats of all eight lanes in one loop, which the compiler turns into vector
+# instructions (one AVX-512 register holds the eight boards).
+_LANES = 8
+_LANE_COLUMNS = np.array([((1 << bits.HEIGHT) - 1) << (bits.H1 * c) for c in CENTER_ORDER] + [0],
+                         dtype=np.int64)
 
 
 @njit(cache=True, inline="always")
@@ -53,26 +59,31 @@ def order_moves(pos: int, mask: int, candidates: int, first: int, out: np.ndarra
 
     Best first: the cell ``first`` (a table's best move; 0 for none), then the moves that
     create the most cells where we would complete four, centre first among equals (an
-    insertion sort over the centre-first order).
+    insertion sort over the centre-first order).  ``out`` needs 8 columns and a row after
+    ``row``, which is used as scratch (a search's stack: the child's row, not yet in use).
     """
+    r = np.uint64(row)  # unsigned indices: numba checks a signed one for being negative
     if candidates & (candidates - 1) == 0:
-        out[row, 0] = candidates  # a single move (often a forced one): nothing to sort
+        out[r, 0] = candidates  # a single move (often a forced one): nothing to sort
         return 1
+    # The threat count after each move, for all lanes at once (no branch: a vector loop).
+    lanes = np.uint64(row + 1)
+    empty = bits.BOARD_MASK ^ mask
+    for i in range(_LANES):
+        threats = bits.winning_cells(pos | (candidates & _LANE_COLUMNS[i]), mask) & empty
+        out[lanes, i] = bits.popcount(threats)
     n = 0
     for i in range(bits.WIDTH):
-        cell = candidates & bits.column_mask(CENTER_ORDER[i])
+        cell = candidates & _LANE_COLUMNS[i]
         if cell == 0:
             continue
-        if cell == first:
-            count = _FIRST
-        else:
-            count = bits.popcount(bits.winning_cells(pos | cell, mask))
+        count = _FIRST if cell == first else out[lanes, i]
         j = n
-        while j > 0 and (out[row, j - 1] >> _SORT_SHIFT) < count:
-            out[row, j] = out[row, j - 1]
+        while j > 0 and (out[r, np.uint64(j - 1)] >> _SORT_SHIFT) < count:
+            out[r, np.uint64(j)] = out[r, np.uint64(j - 1)]
             j -= 1
-        out[row, j] = (count << _SORT_SHIFT) | cell
+        out[r, np.uint64(j)] = (count << _SORT_SHIFT) | cell
         n += 1
     for i in range(n):
-        out[row, i] &= _CELL_BITS
+        out[r, np.uint64(i)] &= _CELL_BITS
     return n

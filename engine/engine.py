@@ -28,9 +28,11 @@ caller says how long a move may take.
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from functools import partial
 
 from board import Board, IllegalMove, bits
+from board.tactics import winning_moves
 from engine.decision import Decision, ProvenScore, SearchScore
 from heuristics import heuristic_problems
 from search import SearchResult, TranspositionTable, iterative_deepening
@@ -45,7 +47,6 @@ from search.table import table_bits_problems
 from settings import AgentSettings, ConfigError, SolverSettings, UsageError
 from solver import Move, Solver, discs_to_end
 from solver.book import Book, load_book
-from solver.solver import WARM_UP_POSITION
 from solver.table import table_bits_problems as solver_table_bits_problems
 from timecontrol import Clock, Limit
 
@@ -135,7 +136,7 @@ class Engine:
                                          table=self.expectimax_table))
             self.expectimax_table.clear()
         if self.solver is not None:
-            self.solver.best_move(Board.from_moves(WARM_UP_POSITION), weak=True)
+            self.solver.warm_up()
 
     def new_game(self) -> None:
         # The solver's table holds exact bounds, true in every game: it is kept.
@@ -163,7 +164,24 @@ class Engine:
             min_depth=self.settings.min_depth,
             max_depth=limit.depth,
         ))
-        return _from_search(last, self.clock() - start, self.mode)
+        decision = _from_search(last, self.clock() - start, self.mode)
+        if self.solver is not None and limit.depth is None:
+            decision = self._avoid_proven_loss(board, decision)
+        return decision
+
+    def _avoid_proven_loss(self, board: Board, decision: Decision) -> Decision:
+        """The search's decision, unless the solver proved its column losing (its table holds
+        the proofs of the time it had) while another column is not proven to lose: then the
+        first such column, centre first.  When all but one column are proven losing, that
+        column is the best move whatever the outcome."""
+        assert self.solver is not None
+        losing = self.solver.losing_columns(board)
+        if decision.column not in losing:
+            return decision
+        others = [col for col in bits.CENTER_ORDER if board.can_play(col) and col not in losing]
+        if not others:
+            return decision  # every column loses: the search's is as good as any
+        return replace(decision, column=others[0], pv=(others[0],))
 
     def _exact(self, board: Board, start: float, deadline: float) -> Decision | None:
         """The book's or the solver's decision, or None to leave the move to the search."""
@@ -216,27 +234,40 @@ class Engine:
                deadline: float) -> Decision | None:
         """The solver's decision, or None when it proved too little in time.
 
-        Proving the outcome may take until ``share_deadline``.  A proven win or draw is worth
-        the rest of the time (until ``deadline``): the search could throw it away, so the
-        solver then goes on to find a column that keeps it.  A proven loss is answered with the
-        slowest loss if that is found within the share, else left to the search, which sets
-        the opponent the hardest problems.
+        The outcome is proven one question at a time, the cheaper first.  "Is the position
+        lost?" may take until ``share_deadline``: proving that the draw is held is often a
+        fraction of the work of proving that there is no win, and it leaves a column that
+        holds the draw.  The draw held, "is it won?" may take the rest of the time (until
+        ``deadline``), and the column holding the draw is played if that is not settled in
+        time.  A proven win or draw is kept by the move (the fastest win if the share allows
+        the exact score); a proven loss is answered with the slowest loss if that is found
+        within the share, else left to the search, which sets the opponent the hardest
+        problems.
         """
         assert self.solver is not None
-        nodes = self.solver.nodes
-        known = self.solver.solve(board, weak=True, deadline=share_deadline)
-        if known is None:
-            return None
+        solver = self.solver
+        nodes = solver.nodes
         move: Move | None
-        if known.score < 0:
-            move = self.solver.best_move(board, share_deadline)
+        if winning_moves(board.position, board.mask):
+            move = solver.best_move(board)  # at once
         else:
-            move = self.solver.best_move(board, deadline, weak=True)
-            if move is not None and not move.exact:
-                move = self.solver.best_move(board, share_deadline) or move
+            lost = solver.is_at_most(board, -1, share_deadline)
+            if lost is None:
+                return None
+            if lost:
+                move = solver.best_move(board, share_deadline)
+            else:
+                holding = solver.keeping_column(board, 0, deadline)
+                if holding is None:
+                    return None
+                move = solver.best_move(board, deadline, weak=True)
+                if move is None:  # the draw is held; whether there is a win, no time to tell
+                    move = Move(holding, 0, 0, False)
+                elif not move.exact:
+                    move = solver.best_move(board, share_deadline) or move
         if move is None:
             return None
         depth = discs_to_end(move.score, board.moves) if move.exact else 0
         return Decision(move.column, ProvenScore(move.score, move.exact), depth,
-                        self.solver.nodes - nodes, self.clock() - start, (move.column,), "solver",
+                        solver.nodes - nodes, self.clock() - start, (move.column,), "solver",
                         self.mode)

@@ -21,7 +21,7 @@ from typing import TextIO
 from board import Board, BoardError, IllegalMove
 from settings import UsageError, load_settings
 from solver.book import Book
-from solver.solver import WARM_UP_POSITION, Solver
+from solver.solver import Solver
 
 EXIT_OK = 0
 EXIT_MISMATCH = 1
@@ -118,7 +118,7 @@ def same_terminal(out: TextIO, err: TextIO) -> bool:
 def solve_command(args: argparse.Namespace, started: float) -> int:
     solver = make_solver(args.table_bits, args.config)
     # Load the compiled code before the first line is timed.
-    solver.solve(Board.from_moves(WARM_UP_POSITION))
+    solver.warm_up()  # load the compiled code
     solver.table.clear()
     solver.nodes = 0
     return solve_stream(sys.stdin, sys.stdout, sys.stderr, solver, weak=args.weak,

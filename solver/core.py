@@ -11,7 +11,7 @@ What keeps the tree small, after Pascal Pons' solver:
 
 - a **score window** ``[alpha, beta]`` narrowed at each node by the best and worst scores still
   possible with the discs left, and by the table's bound;
-- **null-window search**: ``solve_steps`` narrows ``[low, high]`` with windows of width one,
+- **null-window search**: ``solve`` narrows ``[low, high]`` with windows of width one,
   biased towards 0 first because most positions are near a draw;
 - a **transposition table** (``solver.table``) of lower and upper bounds;
 - **anticipation of losing moves**: only moves that do not hand the opponent a win at once are
@@ -25,18 +25,21 @@ What keeps the tree small, after Pascal Pons' solver:
   They fire deep in the tree, near zugzwang endgames, and cut the nodes of Pons' Middle-Medium
   set by 28 % (``tests/test_solver.py`` checks them against plain minimax);
 - **symmetry**: in a position equal to its mirror image, only columns 0-3 are searched;
-- **the opening book**: at a node with at most ``book_discs`` discs the book's bounds on the
-  score (``book_keys``: sorted canonical keys; ``book_bounds``: a lower and an upper bound
-  each, see ``solver.book.Book.bounds``) narrow the window like the table's, so a line that
-  reaches a booked position stops there.
+- **the opening book**: at a node with at most as many discs as the book's complete layers,
+  the book's bounds on the score (``pack_book``) narrow the window like the table's, so a line
+  that reaches a booked position stops there.
 
-No I/O, no clock.  The caller bounds the work with a node limit in ``counters``
-(``timecontrol.counters``, as for ``search.negamax``): past it, ``counters[ABORTED]`` is set and
-scores are meaningless; no entry is stored for an unfinished node, so calling ``solve_steps``
-again with a new limit walks back to where it stopped through table hits, and the window
-narrowed so far is kept in ``counters[LOW]`` and ``counters[HIGH]``.  The tactics (wins at
-once, moves that hand the opponent a win, move ordering) are the search's too
-(``board.tactics``).
+No I/O, no clock.  The caller bounds the work with a node limit, and the search counts its
+nodes in ``counters`` (``timecontrol.counters``, as for ``search.negamax``; the last row of
+``work``): past the limit, ``counters[ABORTED]`` is set and scores are meaningless; no entry is
+stored for an unfinished node, so calling ``solve`` again (``RESUME``) with a new limit walks back to
+where it stopped through table hits, and the window narrowed so far is kept in
+``counters[LOW]`` and ``counters[HIGH]``.  The tactics (wins at once, moves that hand the
+opponent a win, move ordering) are the search's too (``board.tactics``).
+
+A compiled call from Python costs about 40 ns per argument, as much as a node: so the
+compiled entries take three arrays, the table (``solver.table``), ``work`` (the search's stack
+and its counters) and the packed book.
 """
 
 from __future__ import annotations
@@ -46,9 +49,9 @@ from numba import njit
 
 from board import bits
 from board.keys import mirror
-from board.tactics import non_losing_moves, order_moves
+from board.tactics import non_losing_moves, order_moves, winning_moves
+from solver.table import prefetch, prefetch_for_store, probe, slots, store
 from timecontrol.counters import ABORTED, BASE_SLOTS, NODE_LIMIT, NODES
-from timecontrol.counters import new_counters as timecontrol_counters
 
 CELLS = bits.CELLS
 # Every score lies in [MIN_SCORE, MAX_SCORE] = [-21, 21] (the empty board's bounds).
@@ -60,16 +63,18 @@ LOW = BASE_SLOTS  # the score is known to be >= counters[LOW] ...
 HIGH = BASE_SLOTS + 1  # ... and <= counters[HIGH]
 N_COUNTERS = BASE_SLOTS + 2
 
-# Table values (7 bits): 0 = no entry; 1..43 an upper bound u stored as u + 22; 44..86 a
-# lower bound l stored as l + 65.  Every bound of every position fits, the root's included.
+# What ``solve`` returns when it is not a score.
+UNFINISHED = 100  # the node limit stopped the search: call again with RESUME to go on
+GAME_OVER = -100  # the position is a finished game: there is nothing to solve
+# ``solve``'s window to go on from where the previous call stopped (any low > high).
+RESUME = (1, 0)
+
+# Table values (7 bits, solver.table): 0 = no entry; 1..43 an upper bound u stored as u + 22;
+# 44..86 a lower bound l stored as l + 65.  Every bound of every position fits, the root's
+# included.
 _UPPER_BIAS = 1 - MIN_SCORE
-_FIRST_LOWER = MAX_SCORE - MIN_SCORE + 2
-_LOWER_BIAS = _FIRST_LOWER - MIN_SCORE
-# A table entry is one 32-bit word: the low 25 bits of the key, then 7 bits of value (see
-# solver.table), so that a probe touches one cache line.
-KEY_SHIFT = 7
-KEY_BITS = (1 << 25) - 1
-VAL_BITS = (1 << KEY_SHIFT) - 1
+FIRST_LOWER = MAX_SCORE - MIN_SCORE + 2
+LOWER_BIAS = FIRST_LOWER - MIN_SCORE
 
 _EVEN_ROWS = bits.BOTTOM_ROW * 0b010101  # rows 0, 2 and 4 (row 0 at the bottom)
 _ODD_ROWS = bits.BOTTOM_ROW * 0b101010
@@ -77,22 +82,15 @@ _TOP = bits.BOTTOM_ROW << bits.HEIGHT  # the row above the board
 LEFT_HALF = bits.column_mask(0) | bits.column_mask(1) | bits.column_mask(2) | bits.column_mask(3)
 # Beyond this many discs a position is almost never its own mirror image: skip the test.
 SYMMETRY_PLIES = 12
+# A position equal to its mirror image has the same discs in columns 0 and 6: a quick test
+# first (the mask has no bits beyond column 6).
+_COLUMN_0 = (1 << bits.HEIGHT) - 1  # the cells of column 0
+_COLUMN_6_SHIFT = 6 * bits.H1
 TABLE_PLIES = 36
 # Enhanced transposition cutoffs are tried at nodes with fewer discs than this.
 ETC_PLIES = 30
-
-
-def new_counters(node_limit: int, low: int, high: int) -> np.ndarray:
-    """Counters (``timecontrol.counters``) with the solver's window ``[low, high]``."""
-    counters = timecontrol_counters(node_limit, N_COUNTERS)
-    counters[LOW] = low
-    counters[HIGH] = high
-    return counters
-
-
-def new_scratch() -> np.ndarray:
-    """The search's stack: one row per ply (see the ``_S_*`` slots)."""
-    return np.zeros((CELLS + 1, _S_WIDTH), dtype=np.int64)
+# Beyond them, the children's slots are prefetched once a call has searched this many nodes.
+PREFETCH_NODES = 10_000
 
 
 # Stack slots of a ply's row: the ordered move cells first, then the node's state while its
@@ -105,6 +103,37 @@ _S_POS = 11
 _S_MASK = 12
 _S_INDEX = 13  # table index of the node
 _S_WIDTH = 14
+# The row of ``work`` that holds the counters, after the stack's rows 0 to CELLS.
+COUNTERS_ROW = CELLS + 1
+assert N_COUNTERS <= _S_WIDTH
+
+# A packed book entry (``pack_book``): the canonical key above two 7-bit bounds, each + 64.
+_BOOK_SHIFT = 14
+_BOUND_BIAS = 64
+
+
+def new_work() -> np.ndarray:
+    """The search's working memory: its stack, one row per ply (see the ``_S_*`` slots), and
+    the counters in row ``COUNTERS_ROW``, where the window narrowed so far waits between
+    ``solve`` calls."""
+    return np.zeros((COUNTERS_ROW + 1, _S_WIDTH), dtype=np.int64)
+
+
+def pack_book(keys: np.ndarray, bounds: np.ndarray, discs: int) -> np.ndarray:
+    """The book as the core probes it (``solver.book.Book.bounds`` gives the parts): element 0
+    is ``discs``, the book's complete layers (every position with at most that many discs is
+    in it); then one int64 per position, sorted: its canonical key (below ``2**49``) shifted
+    left by 14, above its lower and its upper bound on the score, each plus 64 in 7 bits."""
+    packed = np.empty(keys.size + 1, dtype=np.int64)
+    packed[0] = discs
+    wide = bounds.astype(np.int64) + _BOUND_BIAS
+    packed[1:] = (keys.astype(np.int64) << _BOOK_SHIFT) | (wide[:, 0] << 7) | wide[:, 1]
+    return packed
+
+
+def no_book() -> np.ndarray:
+    """The packed book of a search without a book."""
+    return np.array([-1], dtype=np.int64)
 
 
 @njit(cache=True)
@@ -130,12 +159,17 @@ def _etc_bound(pos: int, mask: int, candidates: int, table: np.ndarray, size: in
         cell = rest & -rest
         rest ^= cell
         key = child + (mask | cell)
-        entry = int(table[key % size])
-        if entry != 0 and (entry >> KEY_SHIFT) == (key & KEY_BITS):
-            val = entry & VAL_BITS
-            if 0 < val < _FIRST_LOWER and _UPPER_BIAS - val > best:
-                best = _UPPER_BIAS - val  # the child scores at most val - _UPPER_BIAS
+        val = probe(table, size, key % size, key)
+        if 0 < val < FIRST_LOWER and _UPPER_BIAS - val > best:
+            best = _UPPER_BIAS - val  # the child scores at most val - _UPPER_BIAS
     return best
+
+
+@njit(inline="always")
+def _odd_free(mask: int) -> int:
+    """The free cells of the columns with an odd number of free cells."""
+    odd = (mask + bits.BOTTOM_ROW) & _ODD_ROWS  # the next cell of each such column
+    return (((odd << 1) | (odd << 3) | (odd << 5)) & _TOP) - odd
 
 
 @njit(inline="always")
@@ -150,8 +184,7 @@ def _claimeven_cap(pos: int, mask: int) -> int:
     those.  If no four fit in what we may get, we cannot win; if then four fit in what the
     opponent surely gets, we lose.
     """
-    odd = (mask + bits.BOTTOM_ROW) & _ODD_ROWS  # the next cell of each odd column
-    odd_free = (((odd << 1) | (odd << 3) | (odd << 5)) & _TOP) - odd
+    odd_free = _odd_free(mask)
     even_free = bits.BOARD_MASK & ~mask & ~odd_free
     if bits.has_four(pos | odd_free | (even_free & _EVEN_ROWS)):
         return MAX_SCORE
@@ -173,8 +206,7 @@ def _odd_threat_wins(first: int, mask: int) -> bool:
     the even columns, rows 1, 3, 5 of the threat's column, and may get any of the other odd
     columns: if no four fit in those, it cannot win first.
     """
-    odd = (mask + bits.BOTTOM_ROW) & _ODD_ROWS
-    odd_free = (((odd << 1) | (odd << 3) | (odd << 5)) & _TOP) - odd
+    odd_free = _odd_free(mask)
     threats = bits.winning_cells(first, mask) & odd_free & _EVEN_ROWS
     if threats == 0:
         return False
@@ -189,12 +221,7 @@ def _odd_threat_wins(first: int, mask: int) -> bool:
     return False
 
 
-def no_book() -> tuple[np.ndarray, np.ndarray, int]:
-    """``book_keys``, ``book_bounds`` and ``book_discs`` of a search without a book."""
-    return np.zeros(0, dtype=np.int64), np.zeros((0, 2), dtype=np.int8), -1
-
-
-@njit(cache=True)
+@njit(inline="always")
 def negamax(
     pos: int,
     mask: int,
@@ -202,11 +229,8 @@ def negamax(
     alpha: int,
     beta: int,
     table: np.ndarray,
-    stack: np.ndarray,
-    counters: np.ndarray,
-    book_keys: np.ndarray,
-    book_bounds: np.ndarray,
-    book_discs: int,
+    work: np.ndarray,
+    book: np.ndarray,
 ) -> int:
     """The score of the position (``pos`` = discs of the side to move) within ``[alpha, beta]``.
 
@@ -221,7 +245,10 @@ def negamax(
     is one compiled loop: descending enters a node, returning hands ``value`` to its parent.
     """
     root = moves
-    size = table.size
+    size = slots(table)
+    stack = work
+    counters = work[COUNTERS_ROW]
+    book_discs = book[0]
     nodes = counters[NODES]
     limit = counters[NODE_LIMIT]
     value = 0
@@ -250,29 +277,38 @@ def negamax(
                 high = 0
             if low < 0 and not bits.has_four(bits.BOARD_MASK & ~pos):
                 low = 0
+            # Each rule below is tried by the player about to move for each of its moves, so
+            # that a position where it holds is cut before it is entered: at a node the rule
+            # for the side to move is tried only at the root (in a null window, a parent that
+            # entered this node has tried it here already).
             if moves & 1 == 0:
-                if beta > -1 and high > -1:
+                if moves == root and beta > -1 and high > -1:
                     cap = _claimeven_cap(pos, mask)
                     if cap < high:
                         high = cap
-                if (alpha < 1 and low < 1 and bits.winning_cells(pos | candidates, mask)
-                        & _EVEN_ROWS):
-                    # After one of our moves, the odd-threat rule may hold for us.  (A threat
-                    # created by a move is one of the cells completing four with all of them.)
-                    rest = candidates
+                if alpha < 1 and low < 1:
+                    # After one of our moves, the odd-threat rule may hold for us.  A threat
+                    # created by a move is one of the cells completing four with all of them,
+                    # and must lie in a column left with an odd number of free cells.
+                    threats = bits.winning_cells(pos | candidates, mask) & _EVEN_ROWS
+                    rest = candidates if threats else 0
                     while rest:
                         cell = rest & -rest
                         rest ^= cell
-                        if _odd_threat_wins(pos | cell, mask | cell):
+                        if (threats & _odd_free(mask | cell)
+                                and _odd_threat_wins(pos | cell, mask | cell)):
                             low = 1
                             break
             else:
-                if beta > -1 and high > -1 and _odd_threat_wins(pos ^ mask, mask):
+                if (moves == root and beta > -1 and high > -1
+                        and _odd_threat_wins(pos ^ mask, mask)):
                     high = -1
                 if alpha < 1 and low < 1 and not bits.has_four(
                         (pos ^ mask) | (bits.BOARD_MASK & ~(mask | (mask + bits.BOTTOM_ROW)) & _EVEN_ROWS)):
                     # We are the second player: after one of our moves, the claimeven bound of the
-                    # opponent caps its score, which bounds ours from below.
+                    # opponent caps its score, which bounds ours from below.  (If the opponent
+                    # fits four in its discs and the empty cells of rows 0, 2, 4 we cannot play
+                    # now, it does so after each of our moves: the bound holds for none.)
                     opp = pos ^ mask
                     rest = candidates
                     while rest:
@@ -297,15 +333,15 @@ def negamax(
                 key = pos + mask
                 mirrored = mirror(key)
                 canonical = mirrored if mirrored < key else key
-                at = np.searchsorted(book_keys, canonical)
-                if at < book_keys.size and book_keys[at] == canonical:
-                    bound = int(book_bounds[at, 0])
+                at = np.searchsorted(book, canonical << _BOOK_SHIFT)
+                if at < book.size and (book[at] >> _BOOK_SHIFT) == canonical:
+                    bound = ((book[at] >> 7) & 127) - _BOUND_BIAS
                     if alpha < bound:
                         alpha = bound
                         if alpha >= beta:
                             value = alpha
                             continue
-                    bound = int(book_bounds[at, 1])
+                    bound = (book[at] & 127) - _BOUND_BIAS
                     if beta > bound:
                         beta = bound
                         if alpha >= beta:
@@ -317,11 +353,11 @@ def negamax(
             if moves < TABLE_PLIES:
                 key = pos + mask
                 index = key % size
-                entry = int(table[index])
-                if entry != 0 and (entry >> KEY_SHIFT) == (key & KEY_BITS):
-                    val = entry & VAL_BITS
-                    if val >= _FIRST_LOWER:
-                        bound = val - _LOWER_BIAS
+                prefetch_for_store(table, index)  # this node's entry, stored on its way back
+                val = probe(table, size, index, key)
+                if val != 0:
+                    if val >= FIRST_LOWER:
+                        bound = val - LOWER_BIAS
                         if alpha < bound:
                             alpha = bound
                             if alpha >= beta:
@@ -341,18 +377,30 @@ def negamax(
                 if cut >= beta:
                     value = cut
                     continue
-            if moves < SYMMETRY_PLIES and mirror(pos) == pos and mirror(mask) == mask:
+            elif moves < TABLE_PLIES - 1 and nodes > PREFETCH_NODES:
+                # The children's probes, ahead of time: without the cutoffs above reading
+                # their entries, each child's probe would wait for memory (once the search
+                # has grown: in a small one the slots are empty and the prefetches wasted).
+                child = pos ^ mask
+                rest = candidates
+                while rest:
+                    cell = rest & -rest
+                    rest ^= cell
+                    prefetch(table, size, (child + (mask | cell)) % size)
+            if (moves < SYMMETRY_PLIES and (mask & _COLUMN_0) == (mask >> _COLUMN_6_SHIFT)
+                    and mirror(pos) == pos and mirror(mask) == mask):
                 candidates &= LEFT_HALF
             n = order_moves(pos, mask, candidates, 0, stack, moves)
-            stack[moves, _S_ALPHA] = alpha
-            stack[moves, _S_BETA] = beta
-            stack[moves, _S_NEXT] = 0
-            stack[moves, _S_COUNT] = n
-            stack[moves, _S_POS] = pos
-            stack[moves, _S_MASK] = mask
-            stack[moves, _S_INDEX] = index
+            row = np.uint64(moves)  # (an unsigned index needs no check for a negative one)
+            stack[row, _S_ALPHA] = alpha
+            stack[row, _S_BETA] = beta
+            stack[row, _S_NEXT] = 0
+            stack[row, _S_COUNT] = n
+            stack[row, _S_POS] = pos
+            stack[row, _S_MASK] = mask
+            stack[row, _S_INDEX] = index
             # first child
-            pos, mask = pos ^ mask, mask | stack[moves, 0]
+            pos, mask = pos ^ mask, mask | stack[row, 0]
             alpha, beta = -beta, -alpha
             moves += 1
             descending = True
@@ -363,58 +411,80 @@ def negamax(
             counters[NODES] = nodes
             return value
         moves -= 1
+        row = np.uint64(moves)
         score = -value
-        alpha = stack[moves, _S_ALPHA]
-        beta = stack[moves, _S_BETA]
-        pos = stack[moves, _S_POS]
-        mask = stack[moves, _S_MASK]
-        index = stack[moves, _S_INDEX]
+        alpha = stack[row, _S_ALPHA]
+        beta = stack[row, _S_BETA]
+        pos = stack[row, _S_POS]
+        mask = stack[row, _S_MASK]
+        index = stack[row, _S_INDEX]
         if score >= beta:
             if index >= 0:
-                table[index] = (((pos + mask) & KEY_BITS) << KEY_SHIFT) | (score + _LOWER_BIAS)
+                store(table, size, index, pos + mask, score + LOWER_BIAS)
             value = score
             continue
         if score > alpha:
             alpha = score
-            stack[moves, _S_ALPHA] = alpha
-        i = stack[moves, _S_NEXT] + 1
-        if i < stack[moves, _S_COUNT]:
-            stack[moves, _S_NEXT] = i
-            pos, mask = pos ^ mask, mask | stack[moves, i]
+            stack[row, _S_ALPHA] = alpha
+        i = stack[row, _S_NEXT] + 1
+        if i < stack[row, _S_COUNT]:
+            stack[row, _S_NEXT] = i
+            pos, mask = pos ^ mask, mask | stack[row, np.uint64(i)]
             alpha, beta = -beta, -alpha
             moves += 1
             descending = True
             continue
         if index >= 0:
-            table[index] = (((pos + mask) & KEY_BITS) << KEY_SHIFT) | (alpha + _UPPER_BIAS)
+            store(table, size, index, pos + mask, alpha + _UPPER_BIAS)
         value = alpha
 
 
-@njit(cache=True)
+@njit(inline="always")
 def _half(x: int) -> int:
     """``x / 2`` rounded toward zero, as C does (Pons' choice of windows depends on it)."""
     return -((-x) // 2) if x < 0 else x // 2
 
 
 @njit(cache=True)
-def solve_steps(
+def solve(
     pos: int,
     mask: int,
     moves: int,
+    low: int,
+    high: int,
+    node_limit: int,
     table: np.ndarray,
-    scratch: np.ndarray,
-    counters: np.ndarray,
-    book_keys: np.ndarray,
-    book_bounds: np.ndarray,
-    book_discs: int,
-) -> bool:
-    """Narrow ``[counters[LOW], counters[HIGH]]`` around the score with null-window searches.
+    work: np.ndarray,
+    book: np.ndarray,
+) -> tuple[int, int]:
+    """Narrow ``[low, high]`` around the score of the position (``pos`` the discs of the side
+    to move) with null-window searches, within ``node_limit`` nodes; return the result and
+    the nodes searched.
 
-    Returns True once the two meet (the score is then ``counters[LOW]``), False when the node
-    limit stopped it: call again with a higher limit to go on.  The bounds must hold (start
-    with ``score_bounds``, or ``[-1, 1]`` to learn only win, draw or loss: the result is then
-    the sign).  Same requirements on the position as ``negamax``.
+    ``[low, high]`` must hold the score: ``score_bounds(moves)`` for the exact score, or
+    ``[-1, 1]`` for its sign only (the result then has the score's sign, and may be any
+    value of that sign the search proved).  With ``low > high`` (``RESUME``) the call goes on
+    from the window the previous one left in ``work``.  The result is the score, or
+    ``UNFINISHED`` when the node limit stopped the search (call again with ``RESUME`` to go
+    on), or ``GAME_OVER`` for a finished game; the score of winning at once is returned
+    without a node searched.
+
+    One compiled call does it all, with ``negamax`` inlined (the compiler then knows its
+    windows are null, and no reference counts are updated per call), and the nodes come back
+    with the result rather than from the counters: on the easiest positions each operation
+    of the Python around the call costs as much as a few nodes.
     """
+    counters = work[COUNTERS_ROW]
+    if low <= high:
+        if bits.has_four(pos ^ mask) or moves >= CELLS:
+            return GAME_OVER, 0
+        if winning_moves(pos, mask):
+            return win_now_score(moves), 0
+        counters[LOW] = low
+        counters[HIGH] = high
+    counters[NODES] = 0
+    counters[NODE_LIMIT] = node_limit
+    counters[ABORTED] = 0
     low = counters[LOW]
     high = counters[HIGH]
     while low < high:
@@ -423,8 +493,7 @@ def solve_steps(
             med = _half(low)
         elif med >= 0 and _half(high) > med:
             med = _half(high)
-        r = negamax(pos, mask, moves, med, med + 1, table, scratch, counters, book_keys,
-                    book_bounds, book_discs)
+        r = negamax(pos, mask, moves, med, med + 1, table, work, book)
         if counters[ABORTED]:
             break
         if r <= med:
@@ -433,4 +502,6 @@ def solve_steps(
             low = r
     counters[LOW] = low
     counters[HIGH] = high
-    return bool(low >= high)
+    nodes = min(counters[NODES], node_limit)  # an aborted search counted one node past it
+    # int(): compiled, a no-op; run as Python (NUMBA_DISABLE_JIT=1), no NumPy integers out.
+    return int(low if low >= high else UNFINISHED), int(nodes)

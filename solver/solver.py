@@ -22,14 +22,15 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from board import Board, IllegalMove, bits
 from board.tactics import non_losing_moves, order_moves, winning_moves
 from solver import core
 from solver.book import Book
-from solver.table import SolverTable
+from solver.table import SolverTable, probe
 from timecontrol import Clock, SliceSizer
-from timecontrol.counters import UNLIMITED, searched
+from timecontrol.counters import UNLIMITED
 
 # A Middle-Easy position (144 nodes): solving it loads the compiled code.
 WARM_UP_POSITION = "5554224333234511764415115"
@@ -37,9 +38,12 @@ FIRST_SLICE_NODES = 20_000
 MIN_SLICE_NODES = 1_000
 
 
-@dataclass(frozen=True, slots=True)
-class Solution:
-    """An exact result: ``score`` for the side to move; ``nodes`` searched to find it."""
+class Solution(NamedTuple):
+    """An exact result: ``score`` for the side to move; ``nodes`` searched to find it.
+
+    A named tuple rather than a frozen dataclass: it is made on every solve, and a frozen
+    dataclass takes a few hundred nanoseconds more to make, a tenth of the easiest solves.
+    """
 
     score: int
     nodes: int
@@ -86,40 +90,69 @@ class Solver:
                  book: Book | None = None) -> None:
         self.table = SolverTable(table_bits)
         # The book's bounds stop the search at booked positions of its complete layers.
-        self.book_keys, self.book_bounds, self.book_discs = (
-            book.bounds() if book is not None else core.no_book())
-        self.scratch = core.new_scratch()
+        self.book = core.pack_book(*book.bounds()) if book is not None else core.no_book()
+        self.work = core.new_work()
+        self._order = core.new_work()  # best_move's order of the columns
         self.clock = clock
         self.nodes = 0  # total searched by this solver
         # Kept between calls: the node rate measured in one call sizes the next call's slices.
         self.slices = SliceSizer(FIRST_SLICE_NODES, MIN_SLICE_NODES)
 
+    def warm_up(self) -> None:
+        """Load (or compile) every compiled function the solver calls, so that no timed call
+        pays for it: ``core.solve``, ``best_move``'s own calls and ``losing_columns``'
+        probes."""
+        board = Board.from_moves(WARM_UP_POSITION)
+        self.best_move(board, weak=True)
+        self.losing_columns(board)
+
     # --- the compiled calls, in slices ------------------------------------------------------
 
-    def _run(self, board: Board, low: int, high: int, deadline: float | None) -> int | None:
-        """``core.solve_steps`` on ``[low, high]`` until done (the score) or the deadline (None)."""
+    def _run(self, board: Board, low: int, high: int,
+             deadline: float | None) -> tuple[int, int] | None:
+        """``core.solve`` on ``[low, high]``, resumed until done: the score
+        and the nodes searched, or None at the deadline.  Raises ``IllegalMove`` if the game
+        is over.
+
+        Without a deadline this is one compiled call: on the easiest positions the Python
+        around it costs as much as the search.
+        """
         if deadline is None:
-            counters = core.new_counters(UNLIMITED, low, high)
-            core.solve_steps(board.position, board.mask, board.moves, self.table.entries,
-                             self.scratch, counters, self.book_keys, self.book_bounds,
-                             self.book_discs)
-            self.nodes += searched(counters)
-            return int(counters[core.LOW])
+            result, nodes = core.solve(board.position, board.mask, board.moves, low, high,
+                                       UNLIMITED, self.table.entries, self.work, self.book)
+            self.nodes += nodes
+        else:
+            found = self._run_slices(board, low, high, deadline)
+            if found is None:
+                return None
+            result, nodes = found
+        if result == core.GAME_OVER:
+            raise IllegalMove("the game is over: there is nothing to solve")
+        return result, nodes
+
+    def _run_slices(self, board: Board, low: int, high: int,
+                    deadline: float) -> tuple[int, int] | None:
+        """``_run`` with a deadline: slices of nodes, the clock read in between."""
+        now = self.clock()
+        if now >= deadline:
+            return None
+        result, nodes = core.solve(board.position, board.mask, board.moves, low, high,
+                                   self.slices.next(deadline - now), self.table.entries,
+                                   self.work, self.book)
+        total = 0
         while True:
-            now = self.clock()
+            after = self.clock()
+            self.nodes += nodes
+            total += nodes
+            self.slices.measured(nodes, after - now)
+            if result != core.UNFINISHED:
+                return result, total
+            now = after
             if now >= deadline:
                 return None
-            counters = core.new_counters(self.slices.next(deadline - now), low, high)
-            done = core.solve_steps(board.position, board.mask, board.moves,
-                                    self.table.entries, self.scratch, counters, self.book_keys,
-                                    self.book_bounds, self.book_discs)
-            after = self.clock()
-            nodes = searched(counters)
-            self.nodes += nodes
-            self.slices.measured(nodes, after - now)
-            low, high = int(counters[core.LOW]), int(counters[core.HIGH])
-            if done:
-                return low
+            result, nodes = core.solve(board.position, board.mask, board.moves, *core.RESUME,
+                                       self.slices.next(deadline - now), self.table.entries,
+                                       self.work, self.book)
 
     def _check(self, board: Board) -> None:
         if board.is_over():
@@ -133,20 +166,26 @@ class Solver:
         ``None`` if ``deadline`` (a time of the solver's clock) passed first.  Raises
         ``IllegalMove`` if the game is over.
         """
-        self._check(board)
-        before = self.nodes
-        wins_now = winning_moves(board.position, board.mask)
-        if wins_now:
-            score = int(core.win_now_score(board.moves))
-            return Solution(1 if weak else score, 0)
-        low, high = (-1, 1) if weak else core.score_bounds(board.moves)
-        result = self._run(board, int(low), int(high), deadline)
-        if result is None:
-            return None
+        moves = board.moves
+        if weak:
+            low, high = -1, 1
+        else:
+            low, high = -((bits.CELLS - moves) // 2), (bits.CELLS + 1 - moves) // 2
+        if deadline is None:  # _run's first case, inlined: this is Pons' benchmark's path
+            result, nodes = core.solve(board.position, board.mask, moves, low, high, UNLIMITED,
+                                       self.table.entries, self.work, self.book)
+            self.nodes += nodes
+            if result == core.GAME_OVER:
+                raise IllegalMove("the game is over: there is nothing to solve")
+        else:
+            found = self._run(board, low, high, deadline)
+            if found is None:
+                return None
+            result, nodes = found
         if weak:
             # The narrowing can end on a bound beyond [-1, 1] (a table bound); its sign holds.
             result = (result > 0) - (result < 0)
-        return Solution(result, self.nodes - before)
+        return Solution(result, nodes)
 
     def is_at_most(self, board: Board, value: int, deadline: float | None = None) -> bool | None:
         """Whether the score of ``board`` is ``<= value`` (one null-window search); None: no time.
@@ -158,10 +197,10 @@ class Solver:
             return True
         if value < low:
             return False
-        result = self._run(board, value, value + 1, deadline)
-        if result is None:
+        found = self._run(board, value, value + 1, deadline)
+        if found is None:
             return None
-        return result <= value
+        return found[0] <= value
 
     def column_score(self, board: Board, col: int, deadline: float | None = None, *,
                      weak: bool = False) -> int | None:
@@ -208,25 +247,60 @@ class Solver:
         if solution is None:
             return None
         score = solution.score
-        order = core.new_scratch()
-        n = order_moves(board.position, board.mask, candidates, 0, order, 0)
         if weak and score < 0:
             # Every column loses: the weak score cannot tell the slowest, take the first.
+            order = self._order
+            order_moves(board.position, board.mask, candidates, 0, order, 0)
             return Move(int(bits.lowest_col(int(order[0, 0]))), score, self.nodes - before, False)
+        keeping = self.keeping_column(board, score, deadline)
+        if keeping is None:
+            return None
+        return Move(keeping, score, self.nodes - before, not weak)
+
+    def losing_columns(self, board: Board) -> set[int]:
+        """The legal columns proven to lose: the opponent can win at once after them, or the
+        table holds a proof that it wins (what the searches so far have proven; nothing is
+        searched here)."""
+        entries, size = self.table.entries, self.table.size
+        losing = set()
+        for col in board.legal_moves():
+            if board.is_winning_move(col):
+                continue
+            child = board.play_unchecked(col)
+            if child.is_full():
+                continue
+            if winning_moves(child.position, child.mask):
+                losing.add(col)
+                continue
+            key = child.key
+            value = probe(entries, size, key % size, key)
+            if value >= core.FIRST_LOWER and value - core.LOWER_BIAS >= 1:
+                losing.add(col)  # the opponent's score is at least 1: it wins
+        return losing
+
+    def keeping_column(self, board: Board, value: int, deadline: float | None = None) -> int | None:
+        """A column after which the side to move's score is still at least ``value``, the first
+        in the core's order (most threats created, then centre first), or None if the deadline
+        passed first.
+
+        The position's score must be proven at least ``value`` (and the side to move unable to
+        win with its next disc): then such a column exists, and the table holds most of the
+        proof, so finding it is quick.  With ``value`` the exact score, the column keeps it.
+        """
+        candidates = int(non_losing_moves(board.position, board.mask))
+        order = self._order
+        n = order_moves(board.position, board.mask, candidates, 0, order, 0)
         for i in range(n):
             col = int(bits.lowest_col(int(order[0, i])))
             child = board.play_unchecked(col)
             if child.is_full():
-                if score == 0:
-                    return Move(col, 0, self.nodes - before, True)
+                if value <= 0:
+                    return col
                 continue
-            # The child scores at least -score (score is the best over the children), so
-            # "at most -score" means exactly -score: this column keeps the score.  With weak
-            # scores the same holds of the outcome.
-            keeps = self.is_at_most(child, -score, deadline)
+            # The child scores at most -value exactly when this column leaves us at least value.
+            keeps = self.is_at_most(child, -value, deadline)
             if keeps is None:
                 return None
             if keeps:
-                return Move(col, score, self.nodes - before, not weak)
-        raise AssertionError(f"no column keeps the score {score}")  # pragma: no cover
-
+                return col
+        raise AssertionError(f"no column keeps the score at {value}")  # pragma: no cover

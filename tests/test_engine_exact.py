@@ -148,7 +148,9 @@ def test_choose_keeps_to_its_budget_on_an_injected_clock() -> None:
         now[0] += 0.0005  # every reading of the clock costs half a millisecond of "time"
         return now[0]
 
-    engine = without_book(Engine(settings(mode="strongest", min_depth=1), clock=clock))
+    # Half the budget for the solver: the search after it reads this slow clock a few times.
+    engine = without_book(Engine(settings(mode="strongest", min_depth=1),
+                                 solver=SolverSettings(share=0.5), clock=clock))
     for moves in ("4", "4453", "5554224333234511764415115"):
         start = now[0]
         decision = engine.choose(Board.from_moves(moves), within(engine, 0.01))
@@ -229,20 +231,18 @@ def test_a_proven_win_gets_the_whole_budget_to_find_a_keeping_move(monkeypatch: 
 def test_the_solvers_first_slice_fits_the_time_left(monkeypatch: pytest.MonkeyPatch) -> None:
     """A solver whose slices grew in a long call must not start a big slice when little time
     is left: the first slice of a call is sized from the time left."""
-    from solver import core
-
     solver = Solver(24)
     # A few thousand nodes with a deadline: slices are measured and grow.
     for moves, _ in pons("Test_L2_R2", 3, 1):
         solver.solve(Board.from_moves(moves), weak=True, deadline=solver.clock() + 0.5)
     limits: list[int] = []
-    real_new_counters = core.new_counters
+    real_next = solver.slices.next
 
-    def recording(limit: int, low: int, high: int):
-        limits.append(limit)
-        return real_new_counters(limit, low, high)
+    def recording(time_left: float) -> int:
+        limits.append(real_next(time_left))
+        return limits[-1]
 
-    monkeypatch.setattr(core, "new_counters", recording)
+    monkeypatch.setattr(solver.slices, "next", recording)
     left = 0.001
     rate = solver.slices.rate  # the slices' measure when the call starts (it learns during it)
     solver.solve(Board.from_moves("4444442"), weak=True, deadline=solver.clock() + left)
@@ -299,3 +299,32 @@ def test_a_stopped_clock_ends_the_solver_and_the_search_at_once() -> None:
     clock.restart()
     assert clock() < stopped
     assert solver.solve(Board.from_moves("5554224333234511764415115"), deadline=clock() + 30)
+
+
+def test_the_search_does_not_play_a_column_the_solver_proved_losing() -> None:
+    """When the solver runs out of time, what it proved still counts: a column it proved
+    losing is replaced by one it did not, centre first."""
+    from engine import Decision, SearchScore
+
+    engine = without_book(Engine(settings(mode="strongest")))
+    assert engine.solver is not None
+    rng = random.Random(4)
+    while True:  # a position where some columns lose and others do not
+        board = Board()
+        for _ in range(rng.randint(14, 24)):
+            if board.is_over():
+                break
+            board = board.play(rng.choice(board.legal_moves()))
+        if board.is_over() or any(board.is_winning_move(c) for c in board.legal_moves()):
+            continue
+        outcomes = {c: engine.solver.column_score(board, c, weak=True) for c in board.legal_moves()}
+        losing = sorted(c for c, o in outcomes.items() if o == -1)
+        if losing and len(losing) < len(outcomes):
+            break
+    searched = Decision(losing[0], SearchScore(0), 3, 0, 0.0, (losing[0],), "search", "strongest")
+    decision = engine._avoid_proven_loss(board, searched)
+    assert decision.column not in losing and outcomes[decision.column] is not None
+    assert decision.pv == (decision.column,) and decision.source == "search"
+    fine = Decision(decision.column, SearchScore(0), 3, 0, 0.0, (decision.column,), "search",
+                    "strongest")
+    assert engine._avoid_proven_loss(board, fine) is fine

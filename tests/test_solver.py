@@ -147,10 +147,11 @@ def test_a_deadline_stops_the_solver_and_a_later_call_resumes() -> None:
     moves, expected = pons_sample("Test_L2_R2", 4)[1]
     board = Board.from_moves(moves)
     assert solver.solve(board, deadline=solver.clock() + 0.0025) is None
-    assert 0 < solver.nodes < 10 * core.new_counters(0, 0, 0).size * 10_000
     stopped_at = solver.nodes
     solution = solver.solve(board, deadline=solver.clock() + 1e6)
     assert solution is not None and solution.score == expected
+    fresh = Solver().solve(board)
+    assert fresh is not None and 0 < stopped_at < fresh.nodes / 2  # stopped early
     assert solver.nodes > stopped_at
 
 
@@ -282,3 +283,25 @@ def test_parity_rules_bound_the_score_as_plain_minimax_finds_it() -> None:
         elif core._odd_threat_wins(pos ^ mask, mask):  # the first player has won by zugzwang
             fired["odd threat"] += 1
             assert brute(board) <= -1, board
+
+
+def test_losing_columns_are_proven_losses_and_the_table_gives_them(solver: Solver) -> None:
+    """``losing_columns`` reads only what is proven (the opponent's win at once, or the table's
+    bound): every column it names loses, and once each column has been solved it names them
+    all."""
+    rng = random.Random(9)
+    checked = 0
+    while checked < 12:
+        board, _ = random_position(rng, 16, 26)
+        if any(board.is_winning_move(c) for c in board.legal_moves()):
+            continue
+        outcomes = {c: solver.column_score(board, c, weak=True) for c in board.legal_moves()}
+        losing = {c for c, o in outcomes.items() if o == -1}
+        if not losing or len(losing) == len(outcomes):
+            continue
+        solver.table.clear()
+        assert solver.losing_columns(board) <= losing  # only gifts of a win at once, so far
+        for col in board.legal_moves():
+            solver.column_score(board, col, weak=True)
+        assert solver.losing_columns(board) == losing, board
+        checked += 1

@@ -9,13 +9,12 @@ a local process pool or a Dask cluster, are the ``batch`` package's.
 from __future__ import annotations
 
 from batch import worker_state
-from board import Board
-from solver.solver import WARM_UP_POSITION, Solver
+from solver.solver import Solver
 
 
 def _warm_solver(table_bits: int) -> Solver:
     solver = Solver(table_bits)
-    solver.solve(Board.from_moves(WARM_UP_POSITION))  # load the compiled code
+    solver.warm_up()  # load the compiled code
     return solver
 
 
