@@ -282,3 +282,22 @@ def test_the_work_file_keeps_records_written_after_it_was_replaced(tmp_path: Pat
     with WorkFile(path) as out:
         out.append([second])
     assert [r.moves for r in read_records(path).values()] == ["4445"]
+
+
+def test_layers_goes_on_with_the_work_files_layer_and_refuses_another(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Without --discs a rerun goes on with the layer its work file holds; another --discs
+    would mix two layers in one file, and is refused before anything is solved."""
+    work = tmp_path / "layer1.jsonl"
+    layer = positions_after(1)
+    with WorkFile(work) as out:
+        out.params({"layer": 1, "table_bits": 24, "chunk": 64})
+        out.append(Record(str(moves), 3, 1, False, 0, 0.0) for moves in layer.values())
+    assert cli.main(["layers", "--discs", "2", "--work", str(work), "--workers", "1",
+                     "--quiet"]) == cli.EXIT_USAGE
+    err = capsys.readouterr().err
+    assert f"{work} holds layer 1, not 2" in err and "Traceback" not in err
+    assert cli.main(["layers", "--work", str(work), "--workers", "1", "--quiet"]) == 0
+    err = capsys.readouterr().err
+    assert f"layer 1: {len(layer)} positions, {len(layer)} already in" in err
+    assert len(read_records(work)) == len(layer)

@@ -17,11 +17,13 @@ from settings import UsageError
 from solver.book import DEFAULT_BOOK_PATH
 from solver.make_book import layers, path
 from solver.make_book.build import build
+from solver.make_book.work import read_params
 from solver.table import TABLE_BITS
 from terminal import progress
 
 DEFAULT_LAYERS_WORK = DEFAULT_BOOK_PATH.with_name("layers-work.jsonl")
 SUMMARY_PATH = DEFAULT_BOOK_PATH.with_name("book.json")
+DEFAULT_LAYER = 8  # a new work file's layer when --discs is not given
 EXIT_USAGE = 2
 EXIT_OUT_OF_TIME = 3
 EXIT_INTERRUPTED = 130
@@ -58,8 +60,9 @@ def _parser() -> argparse.ArgumentParser:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
     lay = sub.add_parser("layers", help="solve every position with a given number of discs")
-    lay.add_argument("--discs", type=int, default=8, choices=range(0, 13), metavar="N",
-                     help="the layer to solve completely (default 8)")
+    lay.add_argument("--discs", type=int, default=None, choices=range(0, 13), metavar="N",
+                     help="the layer to solve completely (default: the work file's layer, "
+                          f"else {DEFAULT_LAYER})")
     lay.add_argument("--work", type=Path, default=DEFAULT_LAYERS_WORK, metavar="FILE",
                      help="the work file to append to and resume from (default: %(default)s)")
     lay.add_argument("--chunk", type=_positive_int, default=64, metavar="K",
@@ -90,6 +93,12 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _run_layers(args: argparse.Namespace, stop_at: float) -> int:
+    recorded = read_params(args.work).get("layer")
+    if args.discs is None:
+        args.discs = recorded if isinstance(recorded, int) else DEFAULT_LAYER
+    elif recorded is not None and recorded != args.discs:
+        raise UsageError(f"{args.work} holds layer {recorded}, not {args.discs}: give another"
+                         " --work file (or no --discs, to go on with it)")
     total, done = layers.count(args.discs, args.work)
     print(f"layer {args.discs}: {total} positions, {done} already in {args.work}",
           file=sys.stderr)
