@@ -21,8 +21,11 @@ of one slice at most.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NamedTuple
+
+import numpy as np
 
 from board import Board, IllegalMove, bits
 from board.tactics import non_losing_moves, order_moves, winning_moves
@@ -36,6 +39,8 @@ from timecontrol.counters import UNLIMITED
 WARM_UP_POSITION = "5554224333234511764415115"
 FIRST_SLICE_NODES = 20_000
 MIN_SLICE_NODES = 1_000
+_GAME_OVER = core.GAME_OVER
+_new_tuple = tuple.__new__
 
 
 class Solution(NamedTuple):
@@ -94,6 +99,8 @@ class Solver:
         self.work = core.new_work()
         self._order = core.new_work()  # best_move's order of the columns
         self.clock = clock
+        # core.solve on this solver's arrays; the compiled code is loaded at the first call.
+        self._solve: Callable[..., tuple[int, int]] = self._load_solve
         self.nodes = 0  # total searched by this solver
         # Kept between calls: the node rate measured in one call sizes the next call's slices.
         self.slices = SliceSizer(FIRST_SLICE_NODES, MIN_SLICE_NODES)
@@ -108,6 +115,12 @@ class Solver:
 
     # --- the compiled calls, in slices ------------------------------------------------------
 
+    def _load_solve(self, *args: int | np.ndarray) -> tuple[int, int]:
+        """``core.solve``, made ``self._solve`` at the first call: its compiled entry for this
+        solver's arrays, called without numba's dispatch (``core.solve_entry``)."""
+        self._solve = core.solve_entry(self.table.entries, self.work, self.book)
+        return self._solve(*args)
+
     def _run(self, board: Board, low: int, high: int,
              deadline: float | None) -> tuple[int, int] | None:
         """``core.solve`` on ``[low, high]``, resumed until done: the score
@@ -118,8 +131,8 @@ class Solver:
         around it costs as much as the search.
         """
         if deadline is None:
-            result, nodes = core.solve(board.position, board.mask, board.moves, low, high,
-                                       UNLIMITED, self.table.entries, self.work, self.book)
+            result, nodes = self._solve(board.position, board.mask, board.moves, low, high,
+                                        UNLIMITED, self.table.entries, self.work, self.book)
             self.nodes += nodes
         else:
             found = self._run_slices(board, low, high, deadline)
@@ -136,9 +149,9 @@ class Solver:
         now = self.clock()
         if now >= deadline:
             return None
-        result, nodes = core.solve(board.position, board.mask, board.moves, low, high,
-                                   self.slices.next(deadline - now), self.table.entries,
-                                   self.work, self.book)
+        result, nodes = self._solve(board.position, board.mask, board.moves, low, high,
+                                    self.slices.next(deadline - now), self.table.entries,
+                                    self.work, self.book)
         total = 0
         while True:
             after = self.clock()
@@ -150,9 +163,9 @@ class Solver:
             now = after
             if now >= deadline:
                 return None
-            result, nodes = core.solve(board.position, board.mask, board.moves, *core.RESUME,
-                                       self.slices.next(deadline - now), self.table.entries,
-                                       self.work, self.book)
+            result, nodes = self._solve(board.position, board.mask, board.moves, *core.RESUME,
+                                        self.slices.next(deadline - now), self.table.entries,
+                                        self.work, self.book)
 
     def _check(self, board: Board) -> None:
         if board.is_over():
@@ -172,11 +185,16 @@ class Solver:
         else:
             low, high = -((bits.CELLS - moves) // 2), (bits.CELLS + 1 - moves) // 2
         if deadline is None:  # _run's first case, inlined: this is Pons' benchmark's path
-            result, nodes = core.solve(board.position, board.mask, moves, low, high, UNLIMITED,
-                                       self.table.entries, self.work, self.book)
+            pair = self._solve(board.position, board.mask, moves, low, high, UNLIMITED,
+                               self.table.entries, self.work, self.book)
+            result, nodes = pair
             self.nodes += nodes
-            if result == core.GAME_OVER:
+            if result == _GAME_OVER:
                 raise IllegalMove("the game is over: there is nothing to solve")
+            if not weak:
+                # Solution(result, nodes), without the Python frame of a NamedTuple's __new__
+                solution: Solution = _new_tuple(Solution, pair)
+                return solution
         else:
             found = self._run(board, low, high, deadline)
             if found is None:
