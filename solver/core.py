@@ -485,6 +485,15 @@ def solve(
             return win_now_score(moves), 0
         counters[LOW] = low
         counters[HIGH] = high
+        if moves < TABLE_PLIES:
+            size = slots(table)
+            prefetch_for_store(table, (pos + mask) % size)
+            child = pos ^ mask
+            rest = non_losing_moves(pos, mask)
+            while rest:
+                cell = rest & -rest
+                rest ^= cell
+                prefetch_for_store(table, (child + (mask | cell)) % size)
     counters[NODES] = 0
     counters[NODE_LIMIT] = node_limit
     counters[ABORTED] = 0

@@ -40,6 +40,8 @@ WARM_UP_POSITION = "5554224333234511764415115"
 FIRST_SLICE_NODES = 20_000
 MIN_SLICE_NODES = 1_000
 _GAME_OVER = core.GAME_OVER
+# The lowest and the highest score with n discs on the board (core.score_bounds), by n.
+_SCORE_BOUNDS = [(-((bits.CELLS - n) // 2), (bits.CELLS + 1 - n) // 2) for n in range(bits.CELLS + 1)]
 _new_tuple = tuple.__new__
 
 
@@ -180,10 +182,7 @@ class Solver:
         ``IllegalMove`` if the game is over.
         """
         moves = board.moves
-        if weak:
-            low, high = -1, 1
-        else:
-            low, high = -((bits.CELLS - moves) // 2), (bits.CELLS + 1 - moves) // 2
+        low, high = (-1, 1) if weak else _SCORE_BOUNDS[moves]
         if deadline is None:  # _run's first case, inlined: this is Pons' benchmark's path
             pair = self._solve(board.position, board.mask, moves, low, high, UNLIMITED,
                                self.table.entries, self.work, self.book)
