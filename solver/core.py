@@ -45,10 +45,9 @@ and its counters) and the packed book.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 import numpy as np
-from numba import njit, typeof, types
+from numba import njit, types
 
 from board import bits
 from board.keys import mirror
@@ -336,7 +335,7 @@ def negamax(
                 key = pos + mask
                 mirrored = mirror(key)
                 canonical = mirrored if mirrored < key else key
-                at = np.searchsorted(book, canonical << _BOOK_SHIFT)
+                at = 1 + np.searchsorted(book[1:], canonical << _BOOK_SHIFT)  # [0]: discs
                 if at < book.size and (book[at] >> _BOOK_SHIFT) == canonical:
                     bound = ((book[at] >> 7) & 127) - _BOUND_BIAS
                     if alpha < bound:
@@ -485,9 +484,10 @@ def solve(
             return win_now_score(moves), 0
         counters[LOW] = low
         counters[HIGH] = high
-        if moves < TABLE_PLIES:
+        if moves < TABLE_PLIES - 1:
+            # The root's children's slots, fetched for the entries their searches will store
+            # (the root fetches its own on entry).
             size = slots(table)
-            prefetch_for_store(table, (pos + mask) % size)
             child = pos ^ mask
             rest = non_losing_moves(pos, mask)
             while rest:
@@ -519,19 +519,22 @@ def solve(
     return int(low if low >= high else UNFINISHED), int(nodes)
 
 
-def solve_entry(table: np.ndarray, work: np.ndarray, book: np.ndarray) -> Callable[..., Any]:
-    """``solve`` as machine code for these three arrays and ints, called without numba's dispatch.
+# ``solve``'s argument types, as the solver makes its arrays: six ints, the table
+# (``solver.table.new_entries``), ``work`` (``new_work``) and the packed book (``pack_book``).
+SOLVE_SIGNATURE = (types.int64,) * 6 + (
+    types.Array(types.uint32, 1, "C"), types.Array(types.int64, 2, "C"),
+    types.Array(types.int64, 1, "C"))
+
+
+def solve_entry() -> Callable[..., tuple[int, int]]:
+    """``solve`` as machine code for ``SOLVE_SIGNATURE``, called without numba's dispatch.
 
     On every call numba's dispatcher types each argument to pick the compiled version: for
     ``solve``'s nine about 150 ns, 4 % of the easiest solves (Pons' End-Easy set).  The compiled
-    version's own entry skips that, so its arguments must have the types it was made for:
-    ``table``, ``work`` and ``book`` (or arrays of the very same types) and Python ints.
-    Loads the compiled code (or compiles it) now.  With the JIT disabled
-    (``NUMBA_DISABLE_JIT=1``) this is ``solve`` itself.
+    version's own entry skips that, so its arguments must have exactly those types: an array of
+    another type is not converted, and may be misread.  Loads the compiled code (or compiles it)
+    now.  With the JIT disabled (``NUMBA_DISABLE_JIT=1``) this is ``solve`` itself.
     """
     compile_for = getattr(solve, "compile", None)
-    if compile_for is None:
-        return solve
-    signature = (types.int64,) * 6 + (typeof(table), typeof(work), typeof(book))
-    entry: Callable[..., Any] = compile_for(signature)
+    entry: Callable[..., tuple[int, int]] = solve if compile_for is None else compile_for(SOLVE_SIGNATURE)
     return entry

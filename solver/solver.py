@@ -23,7 +23,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import ClassVar, NamedTuple
 
 import numpy as np
 
@@ -86,12 +86,26 @@ def discs_to_end(score: int, moves: int) -> int:
     return last_disc - moves
 
 
+def _load_solve(*args: int | np.ndarray) -> tuple[int, int]:
+    """``core.solve``'s compiled entry (``core.solve_entry``), made ``Solver._solve`` for every
+    solver at the first call of any."""
+    entry = core.solve_entry()
+    Solver._solve = staticmethod(entry)
+    return entry(*args)
+
+
 class Solver:
     """An exact Connect Four solver with a table kept between calls.
 
     ``clock`` is read only when a deadline is given.  With a ``book``, a search reaching a
-    position of the book's complete layers takes its bounds from the book.
+    position of the book's complete layers takes its bounds from the book.  The arrays
+    ``table.entries``, ``work`` and ``book`` are the solver's own, of the types its compiled
+    search was made for (``core.SOLVE_SIGNATURE``): change their contents, never replace them.
     """
+
+    # core.solve, called without numba's dispatch; loaded at the first solve of any solver.  A
+    # class attribute: a solver holds no reference to itself, and pickles and copies as before.
+    _solve: ClassVar[Callable[..., tuple[int, int]]] = staticmethod(_load_solve)
 
     def __init__(self, table_bits: int = 24, *, clock: Clock = time.perf_counter,
                  book: Book | None = None) -> None:
@@ -101,8 +115,6 @@ class Solver:
         self.work = core.new_work()
         self._order = core.new_work()  # best_move's order of the columns
         self.clock = clock
-        # core.solve on this solver's arrays; the compiled code is loaded at the first call.
-        self._solve: Callable[..., tuple[int, int]] = self._load_solve
         self.nodes = 0  # total searched by this solver
         # Kept between calls: the node rate measured in one call sizes the next call's slices.
         self.slices = SliceSizer(FIRST_SLICE_NODES, MIN_SLICE_NODES)
@@ -116,12 +128,6 @@ class Solver:
         self.losing_columns(board)
 
     # --- the compiled calls, in slices ------------------------------------------------------
-
-    def _load_solve(self, *args: int | np.ndarray) -> tuple[int, int]:
-        """``core.solve``, made ``self._solve`` at the first call: its compiled entry for this
-        solver's arrays, called without numba's dispatch (``core.solve_entry``)."""
-        self._solve = core.solve_entry(self.table.entries, self.work, self.book)
-        return self._solve(*args)
 
     def _run(self, board: Board, low: int, high: int,
              deadline: float | None) -> tuple[int, int] | None:

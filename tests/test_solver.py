@@ -14,7 +14,7 @@ import pytest
 
 from board import Board, IllegalMove, bits
 from solver import Solver, core, discs_to_end, outcome
-from solver.book import Book
+from solver.book import Book, load_book
 from tests.helpers import random_position
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -243,6 +243,23 @@ def test_a_line_reaching_a_booked_position_stops_there(exact: bool) -> None:
     assert plain is not None and booked is not None
     assert booked.score == plain.score
     assert booked.nodes < plain_nodes / 10 and booked.nodes <= 50
+
+
+def test_the_empty_board_is_solved_right_with_the_shipped_book() -> None:
+    # The packed book starts with its layer count: the empty board (key 0) once read it as an
+    # entry and came out lost (-21, weak -1).
+    solver = Solver(book=load_book())
+
+    def score(board: Board, weak: bool) -> int:
+        solution = solver.solve(board, weak=weak)
+        assert solution is not None
+        return solution.score
+
+    assert (score(Board(), weak=False), score(Board(), weak=True)) == (1, 1)
+    move = solver.best_move(Board())
+    assert move is not None and (move.column, move.score) == (3, 1)
+    # One disc on (Pons' scores for the first disc: -2, -1, 0, 1, 0, -1, -2 by column).
+    assert [score(Board().play(col), weak=True) for col in range(7)] == [1, 1, 0, -1, 0, 1, 1]
 
 
 def _quiet_position(rng: random.Random, discs: int) -> Board:
