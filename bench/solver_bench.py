@@ -27,6 +27,9 @@ after ours, and the ratio is then ours over his mean time in this run.  The targ
 at most 0.6 on every set.  On a shared machine the mean of one pass over a set of microsecond
 solves moves by a third from one run to the next; ``--rounds K`` measures each set K times,
 ours and his in turn, and reports the median round of each (every round's mean in the JSON).
+Side by side, this process and his are held to one processor (Linux; the CPU is printed): a
+round of ours lasts milliseconds, and started on a processor that idled while his ran (for a
+second), it ran up to 40 % slower, so our rounds fell into a fast and a slow kind by chance.
 
 Exit code 0 when every score was right, 1 otherwise.  Run it on a quiet machine (``nice``
 does not protect a measurement from other processes): the node counts are exact, the times
@@ -171,6 +174,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.pons_binary is not None and not os.access(args.pons_binary, os.X_OK):
         parser.error(f"--pons-binary {args.pons_binary}: not an executable file")
     reference = "C++ here" if args.pons_binary else "Pons C++"
+    if args.pons_binary is not None and hasattr(os, "sched_setaffinity"):
+        cpu = min(os.sched_getaffinity(0))
+        os.sched_setaffinity(0, {cpu})  # his process inherits it
+        print(f"this process and Pons' solver on CPU {cpu}")
     solver = Solver(args.table_bits)  # as Pons' benchmark: no opening book
     # Compile (or load from numba's cache) before timing anything.
     solver.solve(WARM)

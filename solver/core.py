@@ -11,8 +11,10 @@ What keeps the tree small, after Pascal Pons' solver:
 
 - a **score window** ``[alpha, beta]`` narrowed at each node by the best and worst scores still
   possible with the discs left, and by the table's bound;
-- **null-window search**: ``solve`` narrows ``[low, high]`` with windows of width one,
-  biased towards 0 first because most positions are near a draw;
+- **null-window search**: ``solve`` narrows ``[low, high]`` with windows of width one, in
+  Pons' order (the range's middle, moved out to half the range's end on its side of 0), except
+  that from ``SIGN_FIRST_PLIES`` discs on, where a score lies within +-7, the first test is of
+  the sign (on Pons' End-Easy set, 29-41 discs, 9 % fewer nodes);
 - a **transposition table** (``solver.table``) of lower and upper bounds;
 - **anticipation of losing moves**: only moves that do not hand the opponent a win at once are
   searched; two opponent threats at once, or nothing but gifts, are a loss one move ahead;
@@ -93,6 +95,8 @@ TABLE_PLIES = 36
 ETC_PLIES = 30
 # Beyond them, the children's slots are prefetched once a call has searched this many nodes.
 PREFETCH_NODES = 10_000
+# From this many discs on, ``solve``'s first test is of the sign (see ``solve``).
+SIGN_FIRST_PLIES = 29
 
 
 # Stack slots of a ply's row: the ordered move cells first, then the node's state while its
@@ -499,12 +503,16 @@ def solve(
     counters[ABORTED] = 0
     low = counters[LOW]
     high = counters[HIGH]
+    sign_first = moves >= SIGN_FIRST_PLIES
     while low < high:
         med = low + (high - low) // 2
-        if med <= 0 and _half(low) < med:
+        if sign_first and low < 0 < high:
+            med = 0
+        elif med <= 0 and _half(low) < med:
             med = _half(low)
         elif med >= 0 and _half(high) > med:
             med = _half(high)
+        sign_first = False
         r = negamax(pos, mask, moves, med, med + 1, table, work, book)
         if counters[ABORTED]:
             break
