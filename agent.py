@@ -241,6 +241,10 @@ def build_parser() -> AgentParser:
                    help="empty the solver's table before each line (as Pons' benchmark does)")
     p.add_argument("--table-bits", type=int, default=None, metavar="B",
                    help="table of about 2**B entries, 24-28 (default: solver.table_bits)")
+    p.add_argument("--book", action="store_true",
+                   help="search with the opening book's bounds (solver.book; default the shipped "
+                        "book): positions within its complete layers are answered at once. Pons' "
+                        "benchmark has none")
     _add_config(p)
 
     p = sub.add_parser("report", help="the measurements and figures for the course report")

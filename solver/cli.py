@@ -20,7 +20,7 @@ from typing import TextIO
 
 from board import Board, BoardError, IllegalMove
 from settings import UsageError, load_settings
-from solver.book import Book
+from solver.book import Book, load_book
 from solver.solver import Solver
 
 EXIT_OK = 0
@@ -116,7 +116,8 @@ def same_terminal(out: TextIO, err: TextIO) -> bool:
 
 
 def solve_command(args: argparse.Namespace, started: float) -> int:
-    solver = make_solver(args.table_bits, args.config)
+    book = load_book(load_settings(args.config).solver.book or None) if args.book else None
+    solver = make_solver(args.table_bits, args.config, book=book)
     # Load the compiled code before the first line is timed.
     solver.warm_up()  # load the compiled code
     solver.table.clear()

@@ -38,6 +38,16 @@ def test_solve_writes_pons_benchmark_lines(capsys: Cap, monkeypatch: pytest.Monk
     assert all(len(line) == 4 and int(line[2]) >= 0 and int(line[3]) >= 0 for line in lines)
 
 
+def test_solve_with_the_book_answers_the_opening_at_once(
+        capsys: Cap, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Without the book the first line alone takes hundreds of millions of nodes.
+    code, out, err = run(capsys, monkeypatch, "4 -1\n1 2\n44\n", "solve", "--book")
+    assert code == 0, err
+    lines = [line.split() for line in out.splitlines()]
+    assert [line[:2] for line in lines] == [["4", "-1"], ["1", "2"], ["44", "1"]]
+    assert all(int(line[2]) < 10_000 for line in lines)
+
+
 def test_solve_reports_bad_lines_and_goes_on(capsys: Cap, monkeypatch: pytest.MonkeyPatch) -> None:
     stdin = ("4455\n44x5\n4455 many fields here\n4455 abc\n1212121\n"
              "7422341735647741166133573473242566\n")
