@@ -119,29 +119,32 @@ class BatchExecutor:
         limit = max(1, in_flight or 2 * self.slots)
         pending: dict[Future[Any], tuple[Args, int]] = {}
         exhausted = False
-        try:
-            while True:
-                while not exhausted and len(pending) < limit and time.monotonic() < stop_at:
-                    args = next(sending, None)
-                    if args is None:
-                        exhausted = True
-                    else:
-                        self._send(pending, function, args)
-                if not pending:
-                    return exhausted
-                done, _ = wait(pending, return_when=FIRST_COMPLETED)
-                for future in done:
-                    args, generation = pending.pop(future)
-                    if self._lost(future, generation):  # its worker died: send it again
-                        self._send(pending, function, args)
-                    else:
-                        on_result(args, self._result(future))
-        except KeyboardInterrupt:
-            self._finish(pending, on_result, on_stopping)
-            raise
-        except BaseException:
-            self._abandon(pending)
-            raise
+        with _ctrl_c_noted() as caught:
+            try:
+                while True:
+                    while not exhausted and len(pending) < limit and time.monotonic() < stop_at:
+                        args = next(sending, None)
+                        if args is None:
+                            exhausted = True
+                        else:
+                            self._send(pending, function, args)
+                    if not pending:
+                        return exhausted
+                    done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                    for future in done:
+                        args, generation = pending.pop(future)
+                        if self._lost(future, generation):  # its worker died: send it again
+                            self._send(pending, function, args)
+                        else:
+                            on_result(args, self._result(future))
+                    if caught:
+                        raise KeyboardInterrupt  # a Ctrl-C whose own was lost (_ctrl_c_noted)
+            except KeyboardInterrupt:
+                self._finish(pending, on_result, on_stopping)
+                raise
+            except BaseException:
+                self._abandon(pending)
+                raise
 
     def _finish(self, pending: dict[Future[Any], tuple[Args, int]], on_result: OnResult,
                 on_stopping: Callable[[int], None] | None) -> None:
@@ -198,10 +201,13 @@ class _InProcess(BatchExecutor):
     def run(self, function: Callable[..., Any], items: Iterable[Args], on_result: OnResult, *,
             in_flight: int | None = None, stop_at: float = float("inf"),
             on_stopping: Callable[[int], None] | None = None) -> bool:
-        for args in items:
-            if time.monotonic() >= stop_at:
-                return False
-            on_result(args, function(*args))
+        with _ctrl_c_noted() as caught:
+            for args in items:
+                if time.monotonic() >= stop_at:
+                    return False
+                on_result(args, function(*args))
+                if caught:
+                    raise KeyboardInterrupt  # a Ctrl-C whose own was lost (_ctrl_c_noted)
         return True
 
     def close(self) -> None:
@@ -215,6 +221,33 @@ def _ignore_ctrl_c() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if hasattr(signal, "pthread_sigmask"):
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+@contextlib.contextmanager
+def _ctrl_c_noted() -> Iterator[list[int]]:
+    """Ctrl-C raises ``KeyboardInterrupt`` as usual, and is also noted in the list yielded.
+
+    Python drops an exception raised while a ``__del__`` runs (printing "Exception ignored"),
+    and numba's compiler frees its LLVM objects in ``__del__`` at any time: a Ctrl-C landing
+    there would be lost, and the run would go on to its end.  A noted Ctrl-C is raised again
+    between tasks.  Only in the main thread, and only over Python's own handler (a process that
+    ignores Ctrl-C goes on ignoring it).
+    """
+    caught: list[int] = []
+    if (threading.current_thread() is not threading.main_thread()
+            or signal.getsignal(signal.SIGINT) is not signal.default_int_handler):
+        yield caught
+        return
+
+    def note(number: int, frame: object) -> None:
+        caught.append(number)
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, note)
+    try:
+        yield caught
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @contextlib.contextmanager

@@ -19,7 +19,7 @@ import pytest
 from batch import MAX_RESTARTS, BatchExecutor, WorkerLost, open_executor, worker_state
 from batch.lines import append_lines, read_lines
 from settings import UsageError
-from tests.batch_tasks import fail, pid_after
+from tests.batch_tasks import ctrl_c_lost_in_a_finalizer, fail, pid_after
 from tests.helpers import cluster_workers
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -51,6 +51,16 @@ def test_nothing_is_sent_after_the_stop_time(executor: BatchExecutor) -> None:
 def test_a_tasks_error_reaches_the_caller(executor: BatchExecutor) -> None:
     with pytest.raises(ValueError, match="task 3 failed"):
         executor.run(fail, [(3,)], lambda args, result: None)
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
+def test_a_ctrl_c_dropped_inside_a_finalizer_still_stops_the_run() -> None:
+    back: list[int] = []
+    with open_executor(1, None) as opened, pytest.raises(KeyboardInterrupt):
+        opened.run(ctrl_c_lost_in_a_finalizer, [(value,) for value in range(5)],
+                   lambda args, result: back.append(result))
+    assert back == [0]  # the task during which it came is handed over; no other runs
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 
 @pytest.mark.parametrize("kind", ["pool", "cluster"])
