@@ -26,7 +26,8 @@ The rules:
 - **Ctrl-C** sends nothing more; the tasks running finish and are handed over, then
   ``KeyboardInterrupt`` goes on up (a second Ctrl-C abandons them).  Pool workers ignore
   Ctrl-C, which reaches the whole process group: only this process decides.  In this process
-  the task running is interrupted (the next run does it again).
+  the task running is interrupted (the next run does it again).  A Ctrl-C whose
+  ``KeyboardInterrupt`` Python dropped (raised inside a ``__del__``) is raised between tasks.
 - **A worker that dies** (killed, out of memory) loses nothing handed over, and its tasks run
   again: on a cluster Dask sends them to other workers, and a broken process pool is started
   anew with every task that had not come back.  When that keeps happening the run stops with
