@@ -11,8 +11,8 @@ ROOT = Path(__file__).resolve().parent.parent
 # Bottom up.  A package may import the packages of the layers below its own, and nothing else
 # of the project.
 LAYERS: list[set[str]] = [
-    {"settings", "terminal", "gym_connect_four"},
-    {"board"},
+    {"vocabulary", "terminal", "gym_connect_four"},
+    {"settings", "board"},
     {"heuristics", "timecontrol", "batch"},
     {"search", "solver"},
     {"engine", "training"},

@@ -1,0 +1,53 @@
+"""The engine's modes, the stages that decide a move, the opponent models and the outcomes."""
+
+from __future__ import annotations
+
+from enum import IntEnum, StrEnum
+
+
+class Mode(StrEnum):
+    """How the agent chooses its moves."""
+
+    COURSE = "course"
+    """The assignment's algorithm: iterative-deepening alpha-beta with the 5000/500 windows."""
+    STRONGEST = "strongest"
+    """The opening book and the exact solver in front of that search."""
+
+
+class Source(StrEnum):
+    """The stage that decided a move (or proved a column)."""
+
+    BOOK = "book"
+    SOLVER = "solver"
+    SEARCH = "search"
+
+
+class OpponentModel(StrEnum):
+    """What the search assumes of the opponent."""
+
+    MINIMAX = "minimax"
+    """A best-replying opponent: alpha-beta."""
+    RANDOM = "random"
+    """A uniformly random mover: expectimax (course mode)."""
+
+
+class Outcome(IntEnum):
+    """A game's result for one side (the side to move, unless said otherwise)."""
+
+    LOSS = -1
+    DRAW = 0
+    WIN = 1
+
+    @classmethod
+    def of(cls, score: int) -> Outcome:
+        """The outcome of a score whose sign is the result (Pons' scale, a search's win/loss)."""
+        return cls((score > 0) - (score < 0))
+
+    @property
+    def word(self) -> str:
+        """``"win"``, ``"draw"`` or ``"loss"``."""
+        return self.name.lower()
+
+    def __neg__(self) -> Outcome:  # type: ignore[override]
+        """The same result seen from the other side."""
+        return Outcome(-self.value)
