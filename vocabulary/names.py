@@ -48,6 +48,6 @@ class Outcome(IntEnum):
         """``"win"``, ``"draw"`` or ``"loss"``."""
         return self.name.lower()
 
-    def __neg__(self) -> Outcome:  # type: ignore[override]
+    def __neg__(self) -> Outcome:
         """The same result seen from the other side."""
         return Outcome(-self.value)
