@@ -5,6 +5,14 @@ and every package below them use these values instead of bare strings, so one id
 name and one way of being written.  This package is a leaf: it imports nothing of the project.
 """
 
-from vocabulary.names import Mode, OpponentModel, Outcome, Source
+from vocabulary.names import (
+    MODE_DESCRIPTIONS,
+    OPPONENT_MODEL_DESCRIPTIONS,
+    Mode,
+    OpponentModel,
+    Outcome,
+    Source,
+)
 
-__all__ = ["Mode", "OpponentModel", "Outcome", "Source"]
+__all__ = ["MODE_DESCRIPTIONS", "OPPONENT_MODEL_DESCRIPTIONS", "Mode", "OpponentModel", "Outcome",
+           "Source"]

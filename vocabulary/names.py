@@ -51,3 +51,14 @@ class Outcome(IntEnum):
     def __neg__(self) -> Outcome:
         """The same result seen from the other side."""
         return Outcome(-self.value)
+
+
+MODE_DESCRIPTIONS = {
+    Mode.COURSE: "the heuristic search alone (the assignment's algorithm)",
+    Mode.STRONGEST: "opening book, exact solver, then the search",
+}
+OPPONENT_MODEL_DESCRIPTIONS = {
+    OpponentModel.MINIMAX: "alpha-beta, a best-replying opponent",
+    OpponentModel.RANDOM: "expectimax, the best expected result against a uniformly random mover"
+                          " (course mode)",
+}
