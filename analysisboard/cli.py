@@ -15,6 +15,7 @@ import os
 import sys
 import threading
 import webbrowser
+from dataclasses import dataclass
 from pathlib import Path
 
 from analysisboard.analysts import Analysts
@@ -23,7 +24,8 @@ from analysisboard.games import GameFiles
 from analysisboard.params import MAX_SECONDS, MIN_SECONDS
 from analysisboard.verdicts import columns_part
 from board import Board, IllegalMove
-from settings import BoardSettings, Settings, UsageError, config_relative, load_settings, revised
+from commandline import Command, Context, flag, moves_argument, option, whole
+from settings import BoardSettings, Settings, UsageError, config_relative, revised
 from solver import Solver
 from solver.book import load_book
 
@@ -31,21 +33,63 @@ FLAGS = {"host": "--host", "port": "--port", "db": "--db"}
 DEFAULT_IMAGE_SECONDS = 2.0
 
 
-def board_settings(args: argparse.Namespace, settings: Settings) -> tuple[BoardSettings, GameFiles]:
+SHIPPED = BoardSettings()
+
+
+@dataclass(frozen=True)
+class BoardOptions:
+    """``agent.py board``'s options: each overrides its key of ``[board]``."""
+
+    host: str | None = option("--host", help=f"address to listen on (default {SHIPPED.host})")
+    port: int | None = option("--port", type=whole(0, 65535),
+                              help=f"port (default {SHIPPED.port}; 0 = any free one)")
+    db: str | None = option("--db", metavar="PATH",
+                            help="a local server's database whose games the review lists too")
+    no_open: bool = flag("--no-open", help="do not open a browser")
+
+
+def _image_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not MIN_SECONDS <= value <= MAX_SECONDS:
+        raise argparse.ArgumentTypeError(f"must be from {MIN_SECONDS:g} to {MAX_SECONDS:g}"
+                                         f" seconds, not {value:g}")
+    return value
+
+
+@dataclass(frozen=True)
+class BoardImageOptions:
+    """``agent.py board-image``'s options."""
+
+    moves: str = moves_argument()
+    out: str = option("--out", required=True, metavar="FILE",
+                      help="the picture: FILE.svg or FILE.png")
+    verdicts: bool = flag("--verdicts", help="write each column's proven result under the board")
+    flip: bool = flag("--flip", help="swap the players' colours")
+    time: float | None = option("--time", type=_image_seconds, metavar="SECONDS",
+                                help=f"time to prove the verdicts (default"
+                                     f" {DEFAULT_IMAGE_SECONDS:g}, {MIN_SECONDS:g}-"
+                                     f"{MAX_SECONDS:g})")
+
+
+def board_settings(options: BoardOptions, settings: Settings, config: str | None
+                   ) -> tuple[BoardSettings, GameFiles]:
     """``[board]`` with the flags applied, and the game files the review reads: the record of
     ``[record]`` (relative to the config file), the server database of ``--db`` (relative to
     the working directory) or ``board.db`` (relative to the config file)."""
-    flags = {key: getattr(args, key) for key in FLAGS if getattr(args, key, None) is not None}
+    flags = {key: getattr(options, key) for key in FLAGS if getattr(options, key) is not None}
     chosen = revised(settings.board, flags, names=FLAGS)
-    record = config_relative(settings.record.path, args.config)
-    if args.db is not None:
-        server: Path | None = Path(args.db)
+    record = config_relative(settings.record.path, config)
+    if options.db is not None:
+        server: Path | None = Path(options.db)
     elif chosen.db:
-        server = config_relative(chosen.db, args.config)
+        server = config_relative(chosen.db, config)
     else:
         server = None
     if server is not None and not server.is_file():
-        where = "--db" if args.db is not None else "board.db"
+        where = "--db" if options.db is not None else "board.db"
         raise UsageError(f"{where}: {server} is not a file (give a local server's database,"
                          " such as records/local-server.sqlite3)")
     return chosen, GameFiles(record, server)
@@ -60,15 +104,15 @@ def has_display() -> bool:
     return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
 
-def board_command(args: argparse.Namespace, started: float) -> int:
+def board_command(options: BoardOptions, context: Context) -> int:
     import uvicorn
 
     from analysisboard.app import create_app
     from localserver.background import bind_socket
     from localserver.slow_requests import guarded_protocol
 
-    settings = load_settings(args.config)
-    chosen, games = board_settings(args, settings)
+    settings = context.settings
+    chosen, games = board_settings(options, settings, context.config)
     try:
         sock = bind_socket(chosen.host, chosen.port)
     except OSError as exc:
@@ -84,7 +128,7 @@ def board_command(args: argparse.Namespace, started: float) -> int:
         [f"the local server's {games.server}"] if games.server is not None else [])
     print(f"  games to review: {' and '.join(reviewed)}")
     sys.stdout.flush()
-    if not args.no_open and has_display():
+    if not options.no_open and has_display():
         threading.Timer(0.5, webbrowser.open, args=(url,)).start()
     config = uvicorn.Config(create_app(analysts, games), log_level="warning", lifespan="off",
                             http=guarded_protocol())
@@ -102,23 +146,21 @@ def image_format(path: Path) -> str:
     return fmt
 
 
-def board_image_command(args: argparse.Namespace, started: float) -> int:
-    out = Path(args.out)
+def board_image_command(options: BoardImageOptions, context: Context) -> int:
+    out = Path(options.out)
     fmt = image_format(out)
-    moves = args.moves.strip()
+    moves = options.moves.strip()
     board = Board.from_moves(moves)
-    if args.verdicts and board.is_over():
+    if options.verdicts and board.is_over():
         raise IllegalMove("the game is over after these moves: there are no verdicts to show")
     columns = None
-    if args.verdicts:
-        seconds = DEFAULT_IMAGE_SECONDS if args.time is None else args.time
-        if not MIN_SECONDS <= seconds <= MAX_SECONDS:
-            raise UsageError(f"--time must be from {MIN_SECONDS:g} to {MAX_SECONDS:g} seconds")
-        settings = load_settings(args.config).solver
+    if options.verdicts:
+        seconds = DEFAULT_IMAGE_SECONDS if options.time is None else options.time
+        settings = context.settings.solver
         book = load_book(settings.book or None)
         solver = Solver(settings.table_bits, book=book)
         columns = columns_part(solver, book, board, seconds)["columns"]
-    picture = draw(moves, verdicts=columns, flip=args.flip, fmt=fmt)
+    picture = draw(moves, verdicts=columns, flip=options.flip, fmt=fmt)
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_bytes(picture)
@@ -126,3 +168,11 @@ def board_image_command(args: argparse.Namespace, started: float) -> int:
         raise UsageError(f"--out {out}: cannot write it: {exc.strerror or exc}") from exc
     print(f"wrote {out} ({len(picture)} bytes)")
     return 0
+
+
+COMMANDS = [
+    Command("board", "the analysis board and game review in the browser", BoardOptions,
+            board_command, compiles=True),
+    Command("board-image", "a position as an SVG or PNG picture", BoardImageOptions,
+            board_image_command, compiles=True),
+]

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import shlex
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
@@ -28,35 +28,78 @@ from arena.tournament import (
 from arena.work import GAMES_WORK, TournamentWork
 from batch import announce_stopping, open_executor
 from board import Board, moves_to_string
-from ecosystems.players import parse_spec
-from engine.cli import with_mode
+from commandline import (
+    Command,
+    Context,
+    flag,
+    json_flag,
+    mode_option,
+    option,
+    scheduler_option,
+    time_option,
+    whole,
+    workers_option,
+)
+from ecosystems.players import SPEC_HELP, parse_spec
 from engine.games import PlayedMove
+from engine.overrides import with_mode
 from engine.players import OursPlayer
-from settings import AgentSettings, SolverSettings, UsageError, load_settings
+from settings import AgentSettings, SolverSettings, UsageError
 from terminal import progress
+from vocabulary import Mode
 
 # --- tournament -----------------------------------------------------------------------------
 
 DEFAULT_GAMES = 10  # per pairing
+MAX_OPENING_PLIES = 10
 
 
-def tournament_command(args: argparse.Namespace, started: float) -> int:
-    settings = load_settings(args.config)
+@dataclass(frozen=True)
+class TournamentOptions:
+    """``agent.py tournament``'s options."""
+
+    players: str = option("--players", required=True, metavar="A,B[,C...]",
+                          help=f"player specs, comma-separated: {SPEC_HELP}")
+    games: int | None = option("--games", type=whole(1), metavar="N",
+                               help=f"games per pairing (default {DEFAULT_GAMES}; with"
+                                    " --every-opening, 2 x 7^K)")
+    time: float | None = time_option("agent.seconds_per_move, for an `ours` given without a time")
+    workers: int | None = workers_option()
+    scheduler: str | None = scheduler_option()
+    seed: int | None = option("--seed", type=int, metavar="X",
+                              help="seed of every random choice (default: a random one, printed)")
+    opening_plies: int = option("--opening-plies", default=0, type=whole(0, MAX_OPENING_PLIES),
+                                metavar="K",
+                                help=f"open each pair of games with K random moves (even,"
+                                     f" 0-{MAX_OPENING_PLIES}), played once with each starter"
+                                     " (default 0: from the empty board)")
+    every_opening: bool = flag("--every-opening",
+                               help="play every opening of --opening-plies K plies (2 or 4)"
+                                    " instead of random ones, each once with each starter")
+    json: bool = json_flag()
+    out: str | None = option("--out", metavar="DIR",
+                             help="write plots and a summary here, and keep the games as they"
+                                  " finish (a rerun resumes)")
+
+
+
+def tournament_command(options: TournamentOptions, context: Context) -> int:
+    settings = context.settings
     # The one place a tournament's time is read: an ``ours`` without one plays --time, else
     # the configured time per move, and carries it in its spec to the workers.
-    seconds = settings.agent.seconds_per_move if args.time is None else args.time
-    specs = [parse_spec(part, seconds=seconds) for part in args.players.split(",")
+    seconds = settings.agent.seconds_per_move if options.time is None else options.time
+    specs = [parse_spec(part, seconds=seconds) for part in options.players.split(",")
              if part.strip()]
-    games = args.games
+    games = options.games
     if games is None:
-        games = 2 * 7**args.opening_plies if args.every_opening else DEFAULT_GAMES
-    plan = make_plan(specs, games, args.seed, settings.agent, settings.solver,
-                     opening_plies=args.opening_plies, every_opening=args.every_opening)
-    out_dir = _check_out_dir(args.out)
+        games = 2 * 7**options.opening_plies if options.every_opening else DEFAULT_GAMES
+    plan = make_plan(specs, games, options.seed, settings.agent, settings.solver,
+                     opening_plies=options.opening_plies, every_opening=options.every_opening)
+    out_dir = _check_out_dir(options.out)
     work = TournamentWork(out_dir / GAMES_WORK) if out_dir is not None else None
     done: dict[int, TournamentGame] = {}
     if work is not None:
-        plan, done = work.resume(plan, seed_given=args.seed is not None)
+        plan, done = work.resume(plan, seed_given=options.seed is not None)
         if done:
             print(f"resuming: {len(done)} of {plan.total_games} games already played"
                   f" ({work.path})", file=sys.stderr)
@@ -73,9 +116,9 @@ def tournament_command(args: argparse.Namespace, started: float) -> int:
             work.add(game)
             kept += 1
 
-    with open_executor(worker_count(plan, args.workers), args.scheduler) as executor:
+    with open_executor(worker_count(plan, options.workers), options.scheduler) as executor:
         if work is not None:
-            work.begin(plan, _command_line(args, plan))
+            work.begin(plan, _command_line(options, plan, context.config))
         try:
             with progress(plan.total_games - len(done), "games") as advance:
                 outcomes = run_tournament(plan, executor, lambda _d, _t, _g: advance(1),
@@ -88,12 +131,12 @@ def tournament_command(args: argparse.Namespace, started: float) -> int:
     summary = summarize(plan, outcomes, workers=executor.slots,
                         elapsed=time.monotonic() - start)
 
-    if args.json:
+    if options.json:
         print(json.dumps(summary.to_dict()))
     else:
         print_report(summary)
     if out_dir is not None:
-        written = write_report(summary, out_dir, _command_line(args, plan))
+        written = write_report(summary, out_dir, _command_line(options, plan, context.config))
         print(f"wrote {', '.join(str(p) for p in written)}", file=sys.stderr)
         if work is not None:
             work.remove()
@@ -117,34 +160,45 @@ def _check_out_dir(out: str | None) -> Path | None:
     return path
 
 
-def _command_line(args: argparse.Namespace, plan: TournamentPlan) -> str:
+def _command_line(options: TournamentOptions, plan: TournamentPlan, config: str | None) -> str:
     """The command that repeats this tournament (with its seed), for the report."""
-    parts = ["python", "agent.py", "tournament", "--players", args.players,
+    parts = ["python", "agent.py", "tournament", "--players", options.players,
              "--games", str(plan.games), "--seed", str(plan.seed)]
-    if args.opening_plies:
-        parts += ["--opening-plies", str(args.opening_plies)]
-    if args.every_opening:
+    if options.opening_plies:
+        parts += ["--opening-plies", str(options.opening_plies)]
+    if options.every_opening:
         parts += ["--every-opening"]
-    if args.time is not None:
-        parts += ["--time", f"{args.time:g}"]
-    if args.workers is not None:
-        parts += ["--workers", str(args.workers)]
-    if args.scheduler is not None:
-        parts += ["--scheduler", args.scheduler]
-    if args.out is not None:
-        parts += ["--out", args.out]
-    if args.config is not None:
-        parts += ["--config", args.config]
+    if options.time is not None:
+        parts += ["--time", f"{options.time:g}"]
+    if options.workers is not None:
+        parts += ["--workers", str(options.workers)]
+    if options.scheduler is not None:
+        parts += ["--scheduler", options.scheduler]
+    if options.out is not None:
+        parts += ["--out", options.out]
+    if config is not None:
+        parts += ["--config", config]
     return shlex.join(parts)
 
 
 # --- play -----------------------------------------------------------------------------------
 
-def play_command(args: argparse.Namespace, started: float) -> int:
-    settings = load_settings(args.config)
-    agent = with_mode(settings.agent, args.mode)
-    seconds = agent.seconds_per_move if args.time is None else args.time
-    return play_terminal(agent, seconds=seconds, human_first=args.first == "me",
+
+@dataclass(frozen=True)
+class PlayOptions:
+    """``agent.py play``'s options."""
+
+    first: str = option("--first", default="me", choices=("me", "agent"),
+                        help="who starts (default me)")
+    time: float | None = time_option()
+    mode: Mode | None = mode_option()
+
+
+def play_command(options: PlayOptions, context: Context) -> int:
+    settings = context.settings
+    agent = with_mode(settings.agent, options.mode)
+    seconds = agent.seconds_per_move if options.time is None else options.time
+    return play_terminal(agent, seconds=seconds, human_first=options.first == "me",
                          stdin=sys.stdin, stdout=sys.stdout, solver=settings.solver)
 
 
@@ -216,3 +270,11 @@ def _announce(record: PlayedGame, human_first: bool, say: Callable[..., None]) -
 
 
 __all__ = ["play_command", "play_terminal", "tournament_command"]
+
+
+COMMANDS = [
+    Command("tournament", "matches between players, with tables and plots", TournamentOptions,
+            tournament_command, compiles=True),
+    Command("play", "play against the agent in the terminal", PlayOptions, play_command,
+            compiles=True),
+]

@@ -7,40 +7,44 @@ functions read the settings and build the real parts.
 
 from __future__ import annotations
 
-import argparse
 import random
 import sys
-from collections.abc import Callable, Sequence
 from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
 
-from client.game import Chooser, OnlineGame, Output, move_budget
+from client.game import Chooser, Output, move_budget
+from client.interrupt import GameInterrupts
 from client.localgame import CourseEnv, play_local_game
-from client.mirror import resume_problem
-from client.outcome import GameOutcome, slowest_move, tally
-from client.records import ONLINE, Records, masked_ids
-from course.errors import ClientError, ResumeUnsafe, StatsUnavailable
+from client.online import SurvivingOutput, exit_code, run_closing_line, run_online
+from client.outcome import GameOutcome, move_string_line, plural, slowest_move, tally
+from client.records import Records, masked_ids
+from commandline import (
+    Command,
+    Context,
+    flag,
+    mode_option,
+    opponent_model_option,
+    option,
+    time_option,
+    whole,
+)
 from course.ids import stil_ids_problem
-from course.protocol import RESULT_NAMES, CourseServer, Stats
-from ecosystems.players import parse_player
-from engine.cli import opponent_model, with_mode
+from course.protocol import RESULT_NAMES, Stats
+from ecosystems.players import SPEC_HELP, parse_player
+from engine.overrides import opponent_model, with_mode
 from engine.players import Player
 from settings import (
     DEFAULT_CONFIG_PATH,
     ConfigError,
     Settings,
     config_relative,
-    load_settings,
     mask_secret,
     require_credentials,
 )
 from terminal import stdout_to_devnull
-
-EXIT_LOST = 1  # the run stopped at a lost game
-EXIT_STREAK_STALLED = 3  # --until-streak cannot be reached: the server's streak does not grow
-EXIT_OUTPUT_LOST = 1  # stdout went away: the game running then was finished, no new one started
+from vocabulary import Mode, OpponentModel
 
 
 def records_path(settings: Settings, config: str | None) -> Path:
@@ -59,201 +63,6 @@ def _config_name(config: str | None) -> str:
 # --- online ----------------------------------------------------------------------------------
 
 
-@dataclass
-class OnlineRun:
-    """What ``run_online`` did: the games, the streak seen last (the server's, or our record's
-    when the server keeps no stats: ``streak_from_record``), and why it stopped early."""
-
-    outcomes: list[GameOutcome]
-    streak: int | None
-    stopped_by_loss: bool
-    streak_from_record: bool = False
-    streak_stalled: bool = False
-    output_lost: bool = False
-
-
-class SurvivingOutput:
-    """An ``Output`` that outlives its reader: after a ``BrokenPipeError`` (``online | head``)
-    every line is discarded and ``lost`` is set, instead of the error ending the run.
-
-    A closed stdout must never forfeit a ranked game: the loop plays the running game to its
-    end (its record still written) and starts no new one.  ``on_lost`` runs once, at the first
-    error (``online_command`` points stdout at ``os.devnull`` there).
-    """
-
-    def __init__(self, out: Output = print, on_lost: Callable[[], None] | None = None) -> None:
-        self.out = out
-        self.on_lost = on_lost
-        self.lost = False
-
-    def __call__(self, line: str) -> None:
-        if self.lost:
-            return
-        try:
-            self.out(line)
-        except BrokenPipeError:
-            self.lost = True
-            if self.on_lost is not None:
-                self.on_lost()
-
-
-def run_online(
-    server: CourseServer,
-    engine: Chooser,
-    records: Records,
-    stil_ids: Sequence[str],
-    *,
-    budget: float,
-    games: int | None = 1,
-    until_streak: int | None = None,
-    new_game: bool = False,
-    out: Output = print,
-) -> OnlineRun:
-    """Play ``games`` games (or until the streak reaches ``until_streak``).
-
-    Stops at the first lost game.  The streak is the server's (its stats); a server without a
-    stats endpoint has it counted from our record instead (``Records.streak``).  When the
-    server's streak does not grow after a game we did not lose, the goal cannot be reached by
-    playing on (a server version books every new game as a loss): the run stops and says so.
-
-    An unfinished game in the record is resumed first if that is safe; if not, ``ResumeUnsafe``
-    is raised unless ``new_game`` says to give it up.  The record's lock is held throughout
-    (``RecordBusy`` if another run holds it).
-    """
-    with records.exclusive():
-        return _run_online(server, engine, records, stil_ids, budget=budget, games=games,
-                           until_streak=until_streak, new_game=new_game,
-                           out=out if isinstance(out, SurvivingOutput) else SurvivingOutput(out))
-
-
-class _Streak:
-    """The streak ``--until-streak`` counts: the server's, or our record's without stats."""
-
-    def __init__(self, server: CourseServer, records: Records, stil_ids: Sequence[str],
-                 out: Output) -> None:
-        self.server = server
-        self.records = records
-        self.stil_ids = stil_ids
-        self.out = out
-        self.from_record = False
-
-    def read(self) -> int:
-        if not self.from_record:
-            try:
-                return self.server.stats().streak
-            except StatsUnavailable as exc:
-                self.from_record = True
-                self.out(f"{exc}.")
-                self.out("counting the streak from our record of the games played on this server"
-                         " instead; the server's own count may differ (games played elsewhere,"
-                         " or a server that books every new game as a loss)")
-        return self.records.streak(ONLINE, self.server.name, self.stil_ids)
-
-
-def _run_online(
-    server: CourseServer,
-    engine: Chooser,
-    records: Records,
-    stil_ids: Sequence[str],
-    *,
-    budget: float,
-    games: int | None,
-    until_streak: int | None,
-    new_game: bool,
-    out: SurvivingOutput,
-) -> OnlineRun:
-    run = OnlineRun([], None, False)
-    streak = _Streak(server, records, stil_ids, out)
-    if until_streak is not None:
-        run.streak = streak.read()
-        run.streak_from_record = streak.from_record
-        whose = "our record's" if streak.from_record else "the server's"
-        out(f"{whose} streak is {run.streak}; the goal is {until_streak}")
-        if run.streak >= until_streak:
-            out("the goal is reached already: no game played")
-            return run
-    unfinished = records.unfinished(ONLINE, server.name, stil_ids)
-    try:
-        while True:
-            if out.lost:
-                break  # nobody reads any more: no new game (the one running then was played out)
-            game = OnlineGame(server, engine, records, stil_ids, budget=budget, out=out)
-            if unfinished is not None:
-                record, unfinished = unfinished, None
-                problem = resume_problem(record)
-                if new_game:
-                    records.abandon(record.id, "given up with --new-game")
-                    out(f"giving up game #{record.id} (--new-game); the server counts it as lost"
-                        " if it is still running there")
-                    outcome = game.play_new()
-                elif problem is None:
-                    outcome = game.resume(record)
-                else:
-                    raise ResumeUnsafe(
-                        f"cannot resume safely: {problem}. Nothing was sent. To give that game up"
-                        " and start a new one, run `agent.py online --new-game` (if it is still"
-                        " running on the server, the server counts it as lost)"
-                    )
-            else:
-                outcome = game.play_new()
-            run.outcomes.append(outcome)
-            name = RESULT_NAMES.get(outcome.result, f"{outcome.result:g}")
-            out(f"game #{outcome.game_id}: {name} (result {outcome.result:g}) after"
-                f" {len(outcome.columns)} discs" + (" (resumed)" if outcome.resumed else ""))
-            if outcome.result < 0:
-                run.stopped_by_loss = True
-                out("stopping at the first lost game")
-                break
-            if until_streak is not None:
-                before = run.streak
-                run.streak = streak.read()
-                run.streak_from_record = streak.from_record
-                whose = "our record's" if streak.from_record else "the server's"
-                out(f"{whose} streak is {run.streak} of {until_streak}")
-                if run.streak >= until_streak:
-                    break
-                if not streak.from_record and before is not None and run.streak <= before:
-                    run.streak_stalled = True
-                    out(f"stopping: the server's streak did not grow after game"
-                        f" #{outcome.game_id}, which we did not lose (it was {before}, it is"
-                        f" {run.streak}). This server seems to book every new game (-1) as a lost"
-                        " game, as an older version of the course server did, so the goal cannot"
-                        " be reached by playing on. Our games are in the record; `agent.py"
-                        " stats` shows the server's count")
-                    break
-            if games is not None and len(run.outcomes) >= games:
-                break
-    except KeyboardInterrupt:
-        out("interrupted: the game so far is in the record; the next `online` run resumes it if"
-            " that is safe")
-        raise
-    finally:
-        if run.outcomes and not out.lost:
-            _summary(run, server, records, stil_ids, out)
-        run.output_lost = out.lost
-    return run
-
-
-def _summary(run: OnlineRun, server: CourseServer, records: Records, stil_ids: Sequence[str],
-             out: Output) -> None:
-    games = tally(run.outcomes)
-    out(f"summary: {games.games} games: {games.wins} won, {games.draws} drawn,"
-        f" {games.losses} lost")
-    slowest = slowest_move(run.outcomes)
-    if slowest is not None:
-        game, move = slowest
-        out(f"slowest move: {move.seconds:.3f} s (game #{game.game_id}, disc {move.ply},"
-            f" depth {move.depth})")
-    try:
-        run.streak = server.stats().streak
-        out(f"current streak on the server: {run.streak}")
-    except StatsUnavailable:
-        own = records.streak(ONLINE, server.name, stil_ids)
-        out(f"current streak: {own} by our record (the server keeps no stats)")
-    except ClientError as exc:
-        out(f"current streak on the server: unknown ({exc})")
-
-
 def _credentials(settings: Settings, config: str | None) -> None:
     """Stop before anything is sent while the key or an id is a placeholder or not an id the
     server takes (``course.ids``)."""
@@ -265,38 +74,34 @@ def _credentials(settings: Settings, config: str | None) -> None:
         raise ConfigError(f"{_config_name(config)}: server.stil_ids[{index}] ({shown}): {what}")
 
 
-def online_command(args: argparse.Namespace, started: float) -> int:
-    settings = load_settings(args.config)
-    _credentials(settings, args.config)
-    games = args.games if args.games is not None else (None if args.until_streak else 1)
+def online_command(options: OnlineOptions, context: Context) -> int:
+    settings = context.settings
+    _credentials(settings, context.config)
+    games = options.games if options.games is not None else (None if options.until_streak else 1)
 
     from client.http import HttpCourseServer
     from engine import Engine  # loads the compiled search
 
-    server = HttpCourseServer(settings.server, url=args.server)
-    agent = with_mode(settings.agent, args.mode)
-    model = opponent_model(agent, getattr(args, "opponent_model", None))
-    budget = move_budget(agent, args.time)  # the one budget of the run: OnlineGame's Limit
+    server = HttpCourseServer(settings.server, url=options.server)
+    agent = with_mode(settings.agent, options.mode)
+    model = opponent_model(agent, options.opponent_model)
+    budget = move_budget(agent, options.time)  # the one budget of the run: OnlineGame's Limit
     out = SurvivingOutput(print, on_lost=stdout_to_devnull)
     out(f"server {server.name}  ids {masked_ids(settings.server.stil_ids)}"
         f"  {agent.mode} mode, {budget:g} s per move"
         + ("  (expectimax: the bot taken for a random mover)" if model == "random" else ""))
     engine = Engine(agent, solver=settings.solver, opponent_model=model)
     engine.warm_up()  # compile before the first game starts, not during its first move
-    with closing(server), Records(records_path(settings, args.config)) as records:
+    with closing(server), Records(records_path(settings, context.config)) as records:
         run = run_online(
             server, engine, records, settings.server.stil_ids, budget=budget, games=games,
-            until_streak=args.until_streak, new_game=args.new_game, out=out,
+            until_streak=options.until_streak, new_game=options.new_game, out=out,
+            interrupts=GameInterrupts(),
         )
-    if run.output_lost:
-        played = (f"game #{run.outcomes[-1].game_id} was played to its end without output (it is"
-                  " in the record)" if run.outcomes else "no game was played")
-        print(f"output went away (stdout closed): {played}; no new game was started",
-              file=sys.stderr)
-        return EXIT_OUTPUT_LOST
-    if run.stopped_by_loss:
-        return EXIT_LOST
-    return EXIT_STREAK_STALLED if run.streak_stalled else 0
+    closing_line = run_closing_line(run)
+    if closing_line is not None:
+        print(closing_line, file=sys.stderr)
+    return exit_code(run)
 
 
 # --- stats -----------------------------------------------------------------------------------
@@ -313,12 +118,12 @@ def format_stats(stats: Stats, server: str, ids: str) -> str:
     return "\n".join(lines)
 
 
-def stats_command(args: argparse.Namespace, started: float) -> int:
-    settings = load_settings(args.config)
-    _credentials(settings, args.config)
+def stats_command(options: StatsOptions, context: Context) -> int:
+    settings = context.settings
+    _credentials(settings, context.config)
     from client.http import HttpCourseServer
 
-    with closing(HttpCourseServer(settings.server, url=args.server)) as server:
+    with closing(HttpCourseServer(settings.server, url=options.server)) as server:
         stats = server.stats()
     print(format_stats(stats, server.name, masked_ids(settings.server.stil_ids)))
     return 0
@@ -353,10 +158,11 @@ def run_local(
         out(f"local game {index + 1} of {games} against {opponent.name}")
         outcome = play_local_game(env, engine, opponent, we_start=we_start, seconds=seconds,
                                   records=records, out=out)
-        out(f"result: {RESULT_NAMES[outcome.result]} after {len(outcome.columns)} discs")
+        out(f"result: {RESULT_NAMES[outcome.result]} after {plural(len(outcome.columns), 'disc')}")
+        out(move_string_line(outcome.columns))
         outcomes.append(outcome)
     result = tally(outcomes)
-    out(f"summary: {games} games against {opponent.name}: {result.wins} won,"
+    out(f"summary: {plural(games, 'game')} against {opponent.name}: {result.wins} won,"
         f" {result.draws} drawn, {result.losses} lost")
     slowest = slowest_move(outcomes)
     if slowest is not None:
@@ -365,14 +171,14 @@ def run_local(
     return outcomes
 
 
-def local_command(args: argparse.Namespace, started: float) -> int:
-    settings = load_settings(args.config)
-    agent = with_mode(settings.agent, args.mode)
-    model = opponent_model(agent, getattr(args, "opponent_model", None))
-    seconds = agent.seconds_per_move if args.time is None else args.time
+def local_command(options: LocalOptions, context: Context) -> int:
+    settings = context.settings
+    agent = with_mode(settings.agent, options.mode)
+    model = opponent_model(agent, options.opponent_model)
+    seconds = agent.seconds_per_move if options.time is None else options.time
     rng = random.Random()
     # An ``ours`` opponent given without a time plays the configured one (--time is ours).
-    opponent = parse_player(args.opponent, seconds=settings.agent.seconds_per_move, rng=rng,
+    opponent = parse_player(options.opponent, seconds=settings.agent.seconds_per_move, rng=rng,
                             agent=settings.agent, solver=settings.solver)
     from engine import Engine
 
@@ -381,7 +187,63 @@ def local_command(args: argparse.Namespace, started: float) -> int:
     if model == "random":
         print(f"opponent model: random (expectimax, the best expected result against a uniformly"
               f" random mover){'' if opponent.name == 'random' else f'; {opponent.name} is not one'}")
-    with Records(records_path(settings, args.config)) as records:
-        run_local(engine, opponent, first=args.first, games=args.games, seconds=seconds,
+    with Records(records_path(settings, context.config)) as records:
+        run_local(engine, opponent, first=options.first, games=options.games, seconds=seconds,
                   records=records, rng=rng)
     return 0
+
+
+# --- the commands ----------------------------------------------------------------------------
+
+SERVER_HELP = "the server's base URL (default: server.url in the config, the course's as shipped)"
+
+
+@dataclass(frozen=True)
+class OnlineOptions:
+    """``agent.py online``'s options."""
+
+    games: int | None = option("--games", type=whole(1), metavar="N",
+                               help="games to play (default 1; with --until-streak, at most N)")
+    until_streak: int | None = option("--until-streak", type=whole(1), metavar="K",
+                                      help="play until the server's streak reaches K (stops at a"
+                                           " loss)")
+    server: str | None = option("--server", metavar="URL", help=SERVER_HELP)
+    new_game: bool = flag("--new-game",
+                          help="give up an unfinished game that cannot be resumed safely")
+    time: float | None = time_option(
+        "agent.seconds_per_move in the config; at most 5 - agent.safety_margin, which covers"
+        " start-up and the network")
+    mode: Mode | None = mode_option()
+    opponent_model: OpponentModel | None = opponent_model_option()
+
+
+@dataclass(frozen=True)
+class StatsOptions:
+    """``agent.py stats``'s options."""
+
+    server: str | None = option("--server", metavar="URL", help=SERVER_HELP)
+
+
+@dataclass(frozen=True)
+class LocalOptions:
+    """``agent.py local``'s options."""
+
+    opponent: str = option("--opponent", default="random", metavar="SPEC",
+                           help=f"the opponent: {SPEC_HELP} (default random)")
+    first: str = option("--first", default="random", choices=("me", "them", "random"),
+                        help="who starts (default random)")
+    games: int = option("--games", default=1, type=whole(1), metavar="N",
+                        help="games to play (default 1)")
+    time: float | None = time_option()
+    mode: Mode | None = mode_option()
+    opponent_model: OpponentModel | None = opponent_model_option()
+
+
+COMMANDS = [
+    Command("online", "play ranked games against the course server", OnlineOptions,
+            online_command, compiles=True, aliases=("-o", "--online")),
+    Command("stats", "the course server's record of our ids", StatsOptions, stats_command,
+            aliases=("-s", "--stats")),
+    Command("local", "play against a local opponent in the course's gym environment",
+            LocalOptions, local_command, compiles=True, aliases=("-l", "--local")),
+]

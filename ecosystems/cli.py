@@ -2,23 +2,36 @@
 
 from __future__ import annotations
 
-import argparse
+from dataclasses import dataclass
 from pathlib import Path
 
+from commandline import Command, Context, mode_option, option, time_option
 from ecosystems.connectx import SAFETY_MARGIN
 from ecosystems.submission import ARCHIVE, REQUIRES, write_submission
-from engine.cli import with_mode
-from settings import UsageError, load_settings
+from engine.overrides import with_mode
+from settings import UsageError
+from vocabulary import Mode
 
 
-def kaggle_command(args: argparse.Namespace, started: float) -> int:
-    settings = load_settings(args.config)
-    agent = with_mode(settings.agent, args.mode)
-    out = Path(args.out)
+@dataclass(frozen=True)
+class KaggleOptions:
+    """``agent.py kaggle``'s options."""
+
+    out: str = option("--out", required=True, metavar="DIR", help="write submission.tar.gz here")
+    mode: Mode | None = mode_option()
+    time: float | None = time_option(f"ConnectX's actTimeout less {SAFETY_MARGIN:g} s",
+                                     what="thinking time per move at most")
+
+
+def kaggle_command(options: KaggleOptions, context: Context) -> int:
+    settings = context.settings
+    agent = with_mode(settings.agent, options.mode)
+    out = Path(options.out)
     if out.exists() and not out.is_dir():
         raise UsageError(f"--out {out}: exists and is not a folder")
-    path = write_submission(out, agent, settings.solver, args.time)
-    budget = f"{args.time:g} s a move at most" if args.time else f"actTimeout - {SAFETY_MARGIN:g} s a move"
+    path = write_submission(out, agent, settings.solver, options.time)
+    budget = (f"{options.time:g} s a move at most" if options.time
+              else f"actTimeout - {SAFETY_MARGIN:g} s a move")
     print(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB): {agent.mode} mode, {budget}")
     unpacked = out / "unpacked"
     print(f"where it runs it needs {REQUIRES}; play it as Kaggle does with:")
@@ -27,3 +40,9 @@ def kaggle_command(args: argparse.Namespace, started: float) -> int:
           f" print(make(\"connectx\").run([\"{unpacked / 'main.py'}\", \"negamax\"])[-1])'")
     print(f"then submit {ARCHIVE} to the competition (docs/arenas.md)")
     return 0
+
+
+COMMANDS = [
+    Command("kaggle", "write a Kaggle ConnectX submission (submission.tar.gz)", KaggleOptions,
+            kaggle_command),
+]

@@ -7,17 +7,21 @@ search) on one position, column by column.
 
 from __future__ import annotations
 
-import argparse
 import json
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from board import Board, IllegalMove, bits
 from engine.referee import book_outcome
-from settings import load_settings
-from solver import Solver, discs_to_end, outcome
+from solver import Solver, result
 from solver.book import Book, load_book
-from solver.cli import make_solver
+from solver.configured import configured_solver
+from vocabulary import Outcome, Proven, Source, column_label, scale_note, side_words, symbol
+
+if TYPE_CHECKING:
+    from commandline import Context
+    from engine.cli import AnalyzeOptions
 
 DEFAULT_ANALYZE_SECONDS = 10.0
 # Share of analyze's budget kept for heuristic estimates of columns the solver did not prove.
@@ -32,36 +36,38 @@ class ColumnView:
     ``proof`` is ``"exact"`` (``score`` on Pons' scale), ``"outcome"`` (``score`` 1, 0 or -1:
     win, draw or loss, the exact score not known), ``"estimate"`` (``score`` on the heuristic
     search's scale, nothing proven) or ``""`` for a full column; ``source`` says who found it:
-    ``book``, ``solver`` or ``search`` (the heuristic search's estimate).
+    ``book``, ``solver`` or ``search`` (the heuristic search's estimate), None for a full column.
     """
 
-    column: int  # 0-based, as the server counts
+    column: int  # 0-based, as the server counts (people read it plus one)
     playable: bool
     score: int | None
     proof: str
-    source: str
+    source: Source | None
 
     @property
     def exact(self) -> bool:
         return self.proof == "exact"
 
     @property
-    def outcome(self) -> int | None:
-        """1 win, 0 draw, -1 loss for the side to move, when proven."""
+    def outcome(self) -> Outcome | None:
+        """The outcome for the side to move, when proven."""
         if self.proof not in ("exact", "outcome") or self.score is None:
             return None
-        return (self.score > 0) - (self.score < 0)
+        return Outcome.of(self.score)
+
+    def result(self, moves: int) -> Proven | None:
+        """The proven result at a position of ``moves`` discs (None if not proven), the column's
+        disc being the side to move's first move (``solver.result``)."""
+        if self.outcome is None or self.score is None:
+            return None
+        return result(self.score, moves, exact=self.exact)
 
     def proven_words(self, moves: int) -> str:
-        """The proven result in words ("" if not proven)."""
-        if self.outcome is None or self.score is None:
-            return ""
-        if self.score == 0:
-            return f"draw ({self.source})"
-        if not self.exact:
-            return f"{outcome(self.score)} ({self.source}; the exact score not proven)"
-        after = discs_to_end(self.score, moves)
-        return f"{outcome(self.score)} in {after} discs, {self.score:+d} ({self.source})"
+        """The proven result in words and who proved it, "win in 3 moves (book)" ("" if not
+        proven)."""
+        proven = self.result(moves)
+        return "" if proven is None else f"{proven.words()} ({self.source})"
 
 
 def best_column(views: list[ColumnView]) -> ColumnView:
@@ -85,14 +91,14 @@ def best_column(views: list[ColumnView]) -> ColumnView:
 
 def _book_views(board: Board, book: Book) -> dict[int, ColumnView]:
     """What the book proves of ``board``'s columns: exact scores, or outcomes."""
-    views = {col: ColumnView(col, True, score, "exact", "book")
+    views = {col: ColumnView(col, True, score, "exact", Source.BOOK)
              for col, score in book.column_scores(board).items()}
     for col in board.legal_moves():
         if col in views or board.is_winning_move(col):
             continue
         found = book_outcome(board, col, book)
         if found is not None:
-            views[col] = ColumnView(col, True, found, "outcome", "book")
+            views[col] = ColumnView(col, True, found, "outcome", Source.BOOK)
     return views
 
 
@@ -141,40 +147,41 @@ def analyze(board: Board, seconds: float, solver: Solver, *, book: Book | None =
     for _ in range(2):
         unproven = [c for c in centre_first if c not in found]
         for col, score in _prove(board, unproven, proof_end, solver, weak=True).items():
-            found[col] = ColumnView(col, True, score, "outcome", "solver")
+            found[col] = ColumnView(col, True, score, "outcome", Source.SOLVER)
     unproven = [c for c in legal if c not in found]
     inexact = [c for c in centre_first if c in found and not found[c].exact] if exact else []
     for col, score in _prove(board, inexact, proof_end if unproven else end, solver,
                              weak=False).items():
-        found[col] = ColumnView(col, True, score, "exact", "solver")
+        found[col] = ColumnView(col, True, score, "exact", Source.SOLVER)
     views = [found.get(col, ColumnView(col, col in legal, None, "" if col not in legal else
-                                       "estimate", "" if col not in legal else "search"))
+                                       "estimate", None if col not in legal else Source.SEARCH))
              for col in range(bits.WIDTH)]
     for i, col in enumerate(unproven):
         child = board.play_unchecked(col)
         now = clock()
         slot = max(0.0, (end - now) / (len(unproven) - i))
-        result = deepest(iterative_deepening(child, now + slot, clock=clock))
-        views[col] = ColumnView(col, True, -result.score, "estimate", "search")
+        found_by_search = deepest(iterative_deepening(child, now + slot, clock=clock))
+        views[col] = ColumnView(col, True, -found_by_search.score, "estimate", Source.SEARCH)
     return views, solver.nodes - nodes_before
 
 
-def analyze_command(args: argparse.Namespace, started: float) -> int:
-    settings = load_settings(args.config)
-    seconds = DEFAULT_ANALYZE_SECONDS if args.time is None else args.time
-    board = Board.from_moves(args.moves.strip())
+def analyze_command(options: AnalyzeOptions, context: Context) -> int:
+    seconds = DEFAULT_ANALYZE_SECONDS if options.time is None else options.time
+    board = Board.from_moves(options.moves.strip())
     if board.is_over():
         raise IllegalMove("the game is over after these moves: there is nothing to analyze")
-    book = None if args.no_book else load_book(settings.solver.book or None)
-    solver = make_solver(None, args.config, book=book)
+    settings = context.settings.solver
+    book = None if options.no_book else load_book(settings.book or None)
+    solver = configured_solver(settings, book=book)
+    solver.warm_up()  # compiled code loaded before the analysis' time starts
     start = time.perf_counter()
     views, nodes = analyze(board, seconds, solver, book=book)
     elapsed = time.perf_counter() - start
     best = best_column(views)
     mover = board.player_to_move
-    if args.json:
+    if options.json:
         print(json.dumps({
-            "moves": args.moves.strip(),
+            "moves": options.moves.strip(),
             "to_move": mover,
             "columns": [
                 {"column": v.column, "playable": v.playable,
@@ -190,13 +197,21 @@ def analyze_command(args: argparse.Namespace, started: float) -> int:
             "seconds": round(elapsed, 4),
         }))
         return 0
-    symbol = "X" if mover == 1 else "O"
     print(board)
     print()
-    print(f"{symbol} to move (player {mover}); columns 0-6 as the server counts them; scores for"
-          f" {symbol}")
-    print(f"{'column':>6}  {'proven (Pons: +win, 22 - own discs at the end)':<46}"
-          f"  {'heuristic estimate (unproven)'}")
+    print("\n".join(analysis_lines(board, views, best, nodes, elapsed)))
+    return 0
+
+
+def analysis_lines(board: Board, views: list[ColumnView], best: ColumnView, nodes: int,
+                   elapsed: float) -> list[str]:
+    """``analyze``'s table for people: columns 1-7, each proven result in ``Proven``'s words."""
+    first = board.first_player_to_move
+    mover, other = symbol(first), symbol(not first)
+    header = "proven result (who proved it)"
+    lines = [f"{side_words(first)} to move; columns 1-7 as in move strings; results for {mover}"
+             f" ({scale_note(mover, other)})",
+             f"{'column':>6}  {header:<40}  heuristic estimate (unproven)"]
     for v in views:
         if not v.playable:
             proven, estimate = "full", ""
@@ -204,10 +219,11 @@ def analyze_command(args: argparse.Namespace, started: float) -> int:
             proven = v.proven_words(board.moves)
             estimate = f"~{v.score:+d}" if v.proof == "estimate" else ""
         marker = "  <- best" if v.column == best.column else ""
-        print(f"{v.column:>6}  {proven:<46}  {estimate}{marker}".rstrip())
+        lines.append(f"{column_label(v.column):>6}  {proven:<40}  {estimate}{marker}".rstrip())
     if best.outcome is not None:
         verdict = f"proven: {best.proven_words(board.moves)}"
     else:
         verdict = "an estimate: no column was proven better in the time"
-    print(f"best move: column {best.column}, {verdict}  [{nodes} solver nodes, {elapsed:.2f} s]")
-    return 0
+    lines.append(f"best move: column {column_label(best.column)}, {verdict}"
+                 f"  [{nodes} solver nodes, {elapsed:.2f} s]")
+    return lines

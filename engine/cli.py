@@ -2,15 +2,32 @@
 
 from __future__ import annotations
 
-import argparse
 import json
+import time
+from dataclasses import dataclass
 
 from board import Board, IllegalMove
-from engine.decision import Decision, SearchScore, plural
-from heuristics import UnknownHeuristic, evaluate, heuristic_problems
-from settings import AgentSettings, UsageError, load_settings, revised
-from solver import outcome
+from commandline import (
+    MAX_DEPTH,
+    Command,
+    Context,
+    flag,
+    json_flag,
+    mode_option,
+    moves_argument,
+    opponent_model_option,
+    option,
+    time_option,
+    whole,
+)
+from engine.analyze import DEFAULT_ANALYZE_SECONDS, analyze_command
+from engine.decision import describe
+from engine.overrides import opponent_model, with_mode
+from engine.startup import warm_up
+from heuristics import HEURISTICS, UnknownHeuristic, evaluate, heuristic_problems
+from settings import UsageError, revised
 from timecontrol import Limit
+from vocabulary import Mode, OpponentModel
 
 
 def _position(moves: str, *, playable: bool = False) -> Board:
@@ -21,105 +38,88 @@ def _position(moves: str, *, playable: bool = False) -> Board:
     return board
 
 
-def with_mode(agent: AgentSettings, mode: str | None) -> AgentSettings:
-    """``agent`` in ``mode`` (``--mode``), or as configured when None."""
-    return agent if mode is None else revised(agent, {"mode": mode}, names={"mode": "--mode"})
+@dataclass(frozen=True)
+class MoveOptions:
+    """``agent.py move``'s options."""
+
+    moves: str = moves_argument()
+    time: float | None = time_option()
+    mode: Mode | None = mode_option()
+    opponent_model: OpponentModel | None = opponent_model_option()
+    depth: int | None = option("--depth", type=whole(1, MAX_DEPTH), metavar="N",
+                               help="search no deeper than N plies (course mode)")
+    heuristic: str | None = option("--heuristic", metavar="NAME",
+                                   help=f"evaluation to search with: {', '.join(HEURISTICS)}"
+                                        " (default: agent.heuristic in the config)")
+    json: bool = json_flag()
 
 
-def opponent_model(agent: AgentSettings, model: str | None) -> str:
-    """The engine's opponent model from ``--opponent-model`` (None: ``minimax``), refused by
-    the engine's rule (``opponent_model_problem``), naming the flag, before any game starts."""
-    if model is None:
-        return "minimax"
-    # Loads the compiled search, which the command builds its engine with next anyway.
-    from engine.engine import opponent_model_problem
-
-    problem = opponent_model_problem(agent.mode, model)
-    if problem is not None:
-        hint = "" if agent.mode == "course" else ": add --mode course"
-        raise UsageError(f"--opponent-model {model}: {problem}{hint}")
-    return model
-
-
-def describe(decision: Decision, moves: int) -> list[str]:
-    """The figures of a decision as lines of text, in the words of the stage that made it."""
-    lines = [f"move: column {decision.column} (0-based, as the server counts)",
-             f"mode: {decision.mode}; decided by the {decision.source}"]
-    score = decision.score
-    if isinstance(score, SearchScore):
-        rate = decision.nodes / decision.seconds if decision.seconds > 0 else 0.0
-        lines.append(f"score: {score.value} (heuristic search"
-                     f"{', proven: ' + score.words(moves) if score.proven else ''})")
-        lines.append(f"depth: {decision.depth}  nodes: {decision.nodes}  seconds: "
-                     f"{decision.seconds:.3f}  ({rate / 1e6:.2f} M nodes/s)")
-        lines.append(f"principal variation (0-based): {' '.join(map(str, decision.pv))}")
-    else:
-        word = outcome(score.value)
-        result = "a draw" if word == "draw" else f"a {word} for the side to move"
-        if score.exact:
-            exact = f"exact score {score.value} (Pons' scale), {plural(decision.depth, 'disc')} to the end"
-        elif decision.source == "book":
-            exact = "the book holds the outcome only"
-        else:
-            exact = "outcome proven, exact score not in time"
-        lines.append(f"proven by the {decision.source}: {result}; {exact}")
-        lines.append(f"nodes: {decision.nodes}  seconds: {decision.seconds:.3f}")
-    return lines
-
-
-def move_command(args: argparse.Namespace, started: float) -> int:
+def move_command(options: MoveOptions, context: Context) -> int:
     from engine.engine import Engine  # imported here: it loads the compiled search and solver
 
-    loaded = load_settings(args.config)
-    settings = with_mode(loaded.agent, args.mode)
-    if args.heuristic is not None:
-        problems = heuristic_problems(args.heuristic, key="--heuristic")
+    settings = with_mode(context.settings.agent, options.mode)
+    if options.heuristic is not None:
+        problems = heuristic_problems(options.heuristic, key="--heuristic")
         if problems:
             raise UsageError("; ".join(problems))
-        settings = revised(settings, {"heuristic": args.heuristic}, names={"heuristic": "--heuristic"})
-    if args.depth is not None and settings.mode != "course":
+        settings = revised(settings, {"heuristic": options.heuristic},
+                           names={"heuristic": "--heuristic"})
+    if options.depth is not None and settings.mode != Mode.COURSE:
         raise UsageError("--depth is for course mode (the heuristic search alone); strongest mode"
                          " plays the book and the solver first: add --mode course")
-    model = opponent_model(settings, getattr(args, "opponent_model", None))
-    seconds = settings.seconds_per_move if args.time is None else args.time
-    board = _position(args.moves, playable=True)
-    engine = Engine(settings, solver=loaded.solver, opponent_model=model)
-    engine.warm_up()
-    # The time counts from the command's start: loading and warming up are part of it.
-    decision = engine.choose(board, Limit(started + seconds, depth=args.depth))
-    if args.json:
+    model = opponent_model(settings, options.opponent_model)
+    seconds = settings.seconds_per_move if options.time is None else options.time
+    board = _position(options.moves, playable=True)
+    engine = Engine(settings, solver=context.settings.solver, opponent_model=model)
+    warm_up(engine)
+    startup = time.perf_counter() - context.started
+    # The thinking time counts from here: start-up is reported apart.
+    decision = engine.choose(board, Limit.seconds(seconds, depth=options.depth))
+    if options.json:
         print(json.dumps({
             "column": decision.column,
             "score": decision.score.value,
             "depth": decision.depth,
             "nodes": decision.nodes,
             "seconds": round(decision.seconds, 4),
+            "startup_seconds": round(startup, 4),
             "pv": list(decision.pv),
             "source": decision.source,
             "mode": decision.mode,
             "proven": decision.proven,
-            **({"opponent_model": model} if model != "minimax" else {}),
+            **({"opponent_model": model} if model != OpponentModel.MINIMAX else {}),
         }))
         return 0
     print(board)
     print()
     print("\n".join(describe(decision, board.moves)))
-    if model == "random":
+    print(f"start-up: {startup:.2f} s (loading and compiling, before the move's time)")
+    if model == OpponentModel.RANDOM:
         print("opponent model: random (expectimax: the score is the expected value against a"
               " uniformly random mover)")
     return 0
 
 
-def evaluate_command(args: argparse.Namespace, started: float) -> int:
-    settings = load_settings(args.config).agent
-    name = args.heuristic or settings.heuristic
-    board = _position(args.moves, playable=True)
+@dataclass(frozen=True)
+class EvaluateOptions:
+    """``agent.py evaluate``'s options."""
+
+    moves: str = moves_argument()
+    heuristic: str | None = option("--heuristic", metavar="NAME",
+                                   help=f"evaluation to use: {', '.join(HEURISTICS)} (default:"
+                                        " agent.heuristic in the config)")
+    json: bool = json_flag()
+
+
+def evaluate_command(options: EvaluateOptions, context: Context) -> int:
+    name = options.heuristic or context.settings.agent.heuristic
+    board = _position(options.moves, playable=True)
     try:
         score = evaluate(board, name)
     except UnknownHeuristic as exc:
-        where = "--heuristic" if args.heuristic else "agent.heuristic"
+        where = "--heuristic" if options.heuristic else "agent.heuristic"
         raise UsageError(f"{where}: {exc}") from None
-    if args.json:
+    if options.json:
         print(json.dumps({"score": score, "heuristic": name}))
     else:
         print(board)
@@ -127,3 +127,21 @@ def evaluate_command(args: argparse.Namespace, started: float) -> int:
         print(f"{name}: {score} (for the side to move)")
     return 0
 
+
+@dataclass(frozen=True)
+class AnalyzeOptions:
+    """``agent.py analyze``'s options."""
+
+    moves: str = moves_argument()
+    time: float | None = time_option(f"{DEFAULT_ANALYZE_SECONDS:g}",
+                                     what="time for the whole analysis")
+    no_book: bool = flag("--no-book", help="do not use the opening book")
+    json: bool = json_flag()
+
+
+COMMANDS = [
+    Command("move", "the agent's move in a position", MoveOptions, move_command, compiles=True),
+    Command("evaluate", "the static evaluation of a position", EvaluateOptions, evaluate_command),
+    Command("analyze", "every column of a position, proven by the book or the solver, or"
+                       " estimated by the search", AnalyzeOptions, analyze_command, compiles=True),
+]

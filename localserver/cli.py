@@ -14,16 +14,19 @@ import argparse
 import ipaddress
 import shlex
 import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
 
-from localserver.variants import SWITCHES, Behaviour, resolve
+from commandline import Command, Context, option
+from localserver.variants import SWITCHES, VARIANTS, Behaviour, resolve
 from settings import (
     API_KEY_ENV,
     STIL_IDS_ENV,
     LocalServerSettings,
+    Settings,
     UsageError,
     config_relative,
     is_placeholder,
-    load_settings,
     mask_secret,
     revised,
 )
@@ -46,7 +49,8 @@ def _is_loopback(host: str) -> bool:
         return False
 
 
-def serve_settings(args: argparse.Namespace) -> tuple[LocalServerSettings, Behaviour]:
+def serve_settings(options: ServeOptions, settings: Settings, config: str | None
+                   ) -> tuple[LocalServerSettings, Behaviour]:
     """``[local_server]`` from the config with the command line's flags applied, checked, and
     the behaviour its variant and switches make.
 
@@ -54,16 +58,16 @@ def serve_settings(args: argparse.Namespace) -> tuple[LocalServerSettings, Behav
     given (relative to the working directory).  A conflict names the key or flag that set
     each side of it.
     """
-    settings = load_settings(args.config).local_server
-    if settings.db != MEMORY_DB:
-        settings = revised(settings, {"db": str(config_relative(settings.db, args.config))})
-    flags = {key: getattr(args, key) for key in FLAGS if getattr(args, key) is not None}
-    settings = revised(settings, flags, names=FLAGS)
+    served = settings.local_server
+    if served.db != MEMORY_DB:
+        served = revised(served, {"db": str(config_relative(served.db, config))})
+    flags = {key: getattr(options, key) for key in FLAGS if getattr(options, key) is not None}
+    served = revised(served, flags, names=FLAGS)
     sources = {key: FLAGS[key] if key in flags else f"local_server.{key}" for key in FLAGS}
-    chosen = {switch: (getattr(settings, switch), sources[switch]) for switch in SWITCHES
-              if getattr(settings, switch) is not None}
-    behaviour = resolve(settings.variant, chosen, variant_source=sources["variant"])
-    return settings, behaviour
+    chosen = {switch: (getattr(served, switch), sources[switch]) for switch in SWITCHES
+              if getattr(served, switch) is not None}
+    behaviour = resolve(served.variant, chosen, variant_source=sources["variant"])
+    return served, behaviour
 
 
 def describe(behaviour: Behaviour, bot_depth: int) -> str:
@@ -80,11 +84,10 @@ def describe(behaviour: Behaviour, bot_depth: int) -> str:
     return "; ".join(parts)
 
 
-def play_command(url: str, api_key: str, config: str | None) -> str:
+def play_command(url: str, api_key: str, ids: Sequence[str], config: str | None) -> str:
     """The command that plays a game against this server, ready to paste: its key (the local
     key is not a secret), the config file it was served with, and, while the configured ids
     are still the shipped placeholders (which the client refuses to send), an example id."""
-    ids = load_settings(config).server.stil_ids
     env = [f"{API_KEY_ENV}={shlex.quote(api_key)}"]
     if any(is_placeholder(stil_id) for stil_id in ids):
         env.append(f"{STIL_IDS_ENV}={EXAMPLE_STIL_ID}")
@@ -94,7 +97,7 @@ def play_command(url: str, api_key: str, config: str | None) -> str:
     return " ".join([*env, shlex.join(command)])
 
 
-def serve_command(args: argparse.Namespace, started: float) -> int:
+def serve_command(options: ServeOptions, context: Context) -> int:
     import uvicorn
 
     from localserver.app import create_app
@@ -102,7 +105,7 @@ def serve_command(args: argparse.Namespace, started: float) -> int:
     from localserver.service import CourseService
     from localserver.slow_requests import guarded_protocol
 
-    settings, behaviour = serve_settings(args)
+    settings, behaviour = serve_settings(options, context.settings, context.config)
     service = CourseService(
         settings.db, api_key=settings.api_key, bot_depth=settings.bot_depth,
         time_limit=settings.time_limit, full_board_win_is_draw=settings.full_board_win_is_draw,
@@ -123,7 +126,8 @@ def serve_command(args: argparse.Namespace, started: float) -> int:
         print(f"local course server on {url}  (docs: {url}docs, progress: {url}progress)")
         print(f"  variant {settings.variant}: {describe(behaviour, settings.bot_depth)}")
         print(f"  time: {limit}; database: {settings.db}; api key: {mask_secret(settings.api_key)}")
-        print(f"  play against it: {play_command(url, settings.api_key, args.config)}")
+        ids = context.settings.server.stil_ids
+        print(f"  play against it: {play_command(url, settings.api_key, ids, context.config)}")
         if not _is_loopback(settings.host):
             print(f"warning: listening on {settings.host}, not only on this machine",
                   file=sys.stderr)
@@ -141,3 +145,48 @@ def serve_command(args: argparse.Namespace, started: float) -> int:
 
 
 
+
+
+SHIPPED = LocalServerSettings()
+
+
+@dataclass(frozen=True)
+class ServeOptions:
+    """``agent.py serve``'s options: each overrides its key of ``[local_server]``."""
+
+    host: str | None = option("--host", help=f"address to listen on (default {SHIPPED.host})")
+    # Ranges are checked by the settings' schema, as the config file's values are.
+    port: int | None = option("--port", type=int,
+                              help=f"port (default {SHIPPED.port}; 0 = any free one)")
+    db: str | None = option("--db", metavar="PATH",
+                            help=f'SQLite file (default {SHIPPED.db}; "{MEMORY_DB}" allowed)')
+    bot_depth: int | None = option("--bot-depth", type=int, metavar="N",
+                                   help=f"the bot's search depth (default {SHIPPED.bot_depth})")
+    time_limit: float | None = option("--time-limit", type=float, metavar="S",
+                                      help="seconds per move, 0 = no limit (default"
+                                           f" {SHIPPED.time_limit:g})")
+    variant: str | None = option("--variant", choices=tuple(VARIANTS),
+                                 help="the course server version to behave like (default"
+                                      f" {SHIPPED.variant})")
+    bot: str | None = option("--bot", choices=("minimax", "random"),
+                             help="the bot's way of playing (default: the variant's)")
+    first: str | None = option("--first", choices=("student", "bot", "random"),
+                               help="who starts a game (default: the variant's)")
+    null_start_reply: bool | None = option(
+        "--null-start-reply", action=argparse.BooleanOptionalAction,
+        help="answer -1 with null result, botmove and state (as the 2021 server)")
+    float_results: bool | None = option(
+        "--float-results", action=argparse.BooleanOptionalAction,
+        help="send results as floats, 0.0 and 1.0 (as the 2021 server)")
+    stats_endpoint: bool | None = option(
+        "--stats-endpoint", action=argparse.BooleanOptionalAction,
+        help="serve POST stats (the 2021 server had none)")
+    every_start_lost: bool | None = option(
+        "--every-start-lost", action=argparse.BooleanOptionalAction,
+        help="book every -1 as a lost game, a game running or not (as the 2021 server)")
+
+
+COMMANDS = [
+    Command("serve", "run the local emulation of the course server", ServeOptions,
+            serve_command, compiles=True, description=__doc__),
+]

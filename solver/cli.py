@@ -11,17 +11,20 @@ from the expected one (the solver is wrong, or the expectation); 2 when some lin
 
 from __future__ import annotations
 
-import argparse
 import io
 import os
 import sys
 import time
+from dataclasses import dataclass
 from typing import TextIO
 
 from board import Board, BoardError, IllegalMove
-from settings import UsageError, load_settings
-from solver.book import Book, load_book
+from commandline import Command, Context, flag, option
+from settings import UsageError
+from solver.book import load_book
+from solver.configured import configured_solver
 from solver.solver import Solver
+from solver.table import TABLE_BITS
 
 EXIT_OK = 0
 EXIT_MISMATCH = 1
@@ -47,18 +50,6 @@ def parse_line(line: str) -> tuple[Board, str, int | None]:
     if board.is_over():
         raise IllegalMove("the game is over after these moves: there is nothing to solve")
     return board, moves, expected
-
-
-def make_solver(table_bits: int | None, config: str | None, *, book: Book | None = None) -> Solver:
-    """A solver with ``--table-bits`` (None: ``solver.table_bits`` of the config), the size
-    checked here, where it is used, and the ``book``'s bounds if given."""
-    where = "--table-bits"
-    if table_bits is None:
-        table_bits, where = load_settings(config).solver.table_bits, "solver.table_bits"
-    try:
-        return Solver(table_bits, book=book)
-    except ValueError as exc:
-        raise UsageError(f"{where}: {exc}") from None
 
 
 def solve_stream(
@@ -115,12 +106,33 @@ def same_terminal(out: TextIO, err: TextIO) -> bool:
     return (one.st_dev, one.st_ino, one.st_rdev) == (other.st_dev, other.st_ino, other.st_rdev)
 
 
-def solve_command(args: argparse.Namespace, started: float) -> int:
-    book = load_book(load_settings(args.config).solver.book or None) if args.book else None
-    solver = make_solver(args.table_bits, args.config, book=book)
-    # Load the compiled code before the first line is timed.
-    solver.warm_up()  # load the compiled code
+@dataclass(frozen=True)
+class SolveOptions:
+    """``agent.py solve``'s options."""
+
+    weak: bool = flag("--weak", help="only win (1), draw (0) or loss (-1)")
+    reset: bool = flag("--reset", help="empty the solver's table before each line (as Pons'"
+                                       " benchmark does)")
+    table_bits: int | None = option("--table-bits", type=int, metavar="B",
+                                    help=f"table of about 2**B entries, {TABLE_BITS.low}-"
+                                         f"{TABLE_BITS.high} (default: solver.table_bits)")
+    book: bool = flag("--book", help="search with the opening book's bounds (solver.book;"
+                                     " default the shipped book): positions within its complete"
+                                     " layers are answered at once. Pons' benchmark has none")
+
+
+def solve_command(options: SolveOptions, context: Context) -> int:
+    settings = context.settings.solver
+    book = load_book(settings.book or None) if options.book else None
+    solver = configured_solver(settings, options.table_bits, book=book)
+    solver.warm_up()  # load the compiled code before the first line is timed
     solver.table.clear()
     solver.nodes = 0
-    return solve_stream(sys.stdin, sys.stdout, sys.stderr, solver, weak=args.weak,
-                        reset=args.reset)
+    return solve_stream(sys.stdin, sys.stdout, sys.stderr, solver, weak=options.weak,
+                        reset=options.reset)
+
+
+COMMANDS = [
+    Command("solve", "exact scores of positions read from stdin (Pons' benchmark format)",
+            SolveOptions, solve_command, compiles=True, description=__doc__),
+]

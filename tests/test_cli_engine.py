@@ -120,17 +120,20 @@ def test_fresh_process_answers_without_traceback() -> None:
     assert "Traceback" not in proc.stderr and proc.stderr.startswith("error:")
 
 
-def test_move_budget_counts_from_the_command_start(capsys: pytest.CaptureFixture[str]) -> None:
-    """A command that started long ago has no time left: only the minimum depth is searched."""
-    import argparse
+def test_the_thinking_time_counts_from_the_search_not_the_command_start(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A command that started long ago (slow loading, a first compile) still thinks for its
+    whole --time: start-up is reported apart, and the search goes past the minimum depth."""
+    from commandline import Context
+    from engine.cli import MoveOptions, move_command
+    from settings import load_settings
 
-    from engine.cli import move_command
-
-    args = argparse.Namespace(moves="4453", time=1.0, depth=None, heuristic=None, json=True,
-                              config=None, mode=None)
-    assert move_command(args, time.perf_counter() - 100.0) == 0
+    options = MoveOptions(moves="4453", time=0.5, json=True)
+    context = Context(load_settings(None), None, time.perf_counter() - 100.0)
+    assert move_command(options, context) == 0
     reply = json.loads(capsys.readouterr().out)
-    assert reply["source"] == "search" and reply["depth"] == 5  # agent.min_depth
+    assert reply["source"] == "search" and reply["depth"] > 5  # agent.min_depth is 5
+    assert reply["startup_seconds"] >= 100 and reply["seconds"] < 100
 
 
 @pytest.mark.parametrize(
@@ -205,12 +208,18 @@ def test_solve_into_a_closed_pipe_ends_quietly() -> None:
 
 def test_a_first_run_says_it_is_compiling(capsys: pytest.CaptureFixture[str],
                                           monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    assert not agent.compiled_code_cached([tmp_path])
+    from engine import startup
+
+    assert not startup.compiled_code_cached([tmp_path])
     (tmp_path / "negamax.negamax-80.py311.nbi").write_bytes(b"")
-    assert agent.compiled_code_cached([tmp_path])
-    monkeypatch.setattr(agent, "compiled_code_cached", lambda: False)
-    code, _, err = run(capsys, "evaluate", "44")
-    assert code == 0 and err.startswith("first run: compiling the search")
-    monkeypatch.setattr(agent, "compiled_code_cached", lambda: True)
-    code, _, err = run(capsys, "evaluate", "44")
+    assert not startup.compiled_code_cached([tmp_path])  # the solver is not compiled yet
+    (tmp_path / "core.solve-454.py311.nbi").write_bytes(b"")
+    assert startup.compiled_code_cached([tmp_path])
+    monkeypatch.setattr(startup, "compiled_code_cached", lambda: False)
+    code, _, err = run(capsys, "move", "44", "--depth", "2")
+    assert code == 0 and err.startswith("first run: compiling the search and the solver")
+    code, _, err = run(capsys, "evaluate", "44")  # evaluates without the compiled search
+    assert code == 0 and err == ""
+    monkeypatch.setattr(startup, "compiled_code_cached", lambda: True)
+    code, _, err = run(capsys, "move", "44", "--depth", "2")
     assert code == 0 and err == ""

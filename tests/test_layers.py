@@ -12,8 +12,8 @@ ROOT = Path(__file__).resolve().parent.parent
 # of the project.
 LAYERS: list[set[str]] = [
     {"vocabulary", "terminal", "gym_connect_four"},
-    {"settings", "board"},
-    {"heuristics", "timecontrol", "batch"},
+    {"settings", "board", "timecontrol"},
+    {"heuristics", "batch", "commandline"},
     {"search", "solver"},
     {"engine", "training"},
     {"course", "ecosystems"},

@@ -15,11 +15,19 @@ import pytest
 import requests
 
 import agent
-from localserver.cli import FLAGS, serve_settings
+from localserver.cli import serve_settings
+from localserver.variants import Behaviour
+from settings import LocalServerSettings, load_settings
 from localserver.variants import VARIANTS
 from tests.helpers import default_ctrl_c, interrupt
 
 REPO = Path(__file__).resolve().parent.parent
+
+
+def served(*argv: str) -> tuple[LocalServerSettings, Behaviour]:
+    """``serve_settings`` of ``agent.py serve ARGV``, parsed as the command line parses it."""
+    _, options, config = agent.registry().parse(["serve", *argv])
+    return serve_settings(options, load_settings(config), config)
 
 
 def run_agent(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
@@ -97,15 +105,12 @@ def test_a_switch_against_the_variant_is_refused_naming_both(
 def test_the_2021_variant_accepts_its_own_values_and_current_takes_any_switch(
     tmp_path: Path,
 ) -> None:
-    from argparse import Namespace
-
     config = tmp_path / "config.toml"
     config.write_text('[local_server]\nvariant = "2021"\nfirst = "student"\n')
-    flags = {key: None for key in FLAGS}
-    _, behaviour = serve_settings(Namespace(config=str(config), **flags))
+    _, behaviour = served("--config", str(config))
     assert behaviour == VARIANTS["2021"]
     config.write_text('[local_server]\nevery_start_lost = true\n')
-    _, behaviour = serve_settings(Namespace(config=str(config), **{**flags, "bot": "random"}))
+    _, behaviour = served("--config", str(config), "--bot", "random")
     assert behaviour.every_start_lost and behaviour.stats_endpoint and behaviour.bot == "random"
 
 
@@ -117,13 +122,10 @@ def test_the_configs_db_is_relative_to_the_config_file_and_db_to_the_cwd(
     config = folder / "config.toml"
     config.write_text('[local_server]\ndb = "data/server.sqlite3"\n')
     monkeypatch.chdir(tmp_path)  # elsewhere than the config file
-    args = agent.build_parser().parse_args(["serve", "--config", str(config)])
-    assert Path(serve_settings(args)[0].db) == folder / "data" / "server.sqlite3"
-    args = agent.build_parser().parse_args(["serve", "--config", str(config), "--db", "mine.db"])
-    assert serve_settings(args)[0].db == "mine.db"
+    assert Path(served("--config", str(config))[0].db) == folder / "data" / "server.sqlite3"
+    assert served("--config", str(config), "--db", "mine.db")[0].db == "mine.db"
     config.write_text('[local_server]\ndb = ":memory:"\n')
-    args = agent.build_parser().parse_args(["serve", "--config", str(config)])
-    assert serve_settings(args)[0].db == ":memory:"
+    assert served("--config", str(config))[0].db == ":memory:"
 
 
 def _lines(stream: IO[str]) -> queue.Queue[str]:

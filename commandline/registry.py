@@ -1,0 +1,105 @@
+"""Commands as declarations, and the one parser made from them."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Generic, TypeVar
+
+from commandline.options import Arg
+from settings import DEFAULT_CONFIG_PATH, Settings
+
+Options = TypeVar("Options")
+
+
+@dataclass(frozen=True)
+class Context:
+    """What every handler gets beside its options: the settings (loaded and checked once),
+    the ``--config`` path as given (None: the checkout's ``config.toml``), and the
+    ``time.perf_counter()`` of the program's start (start-up is reported apart from a move's
+    thinking time, which starts with its search)."""
+
+    settings: Settings
+    config: str | None
+    started: float
+
+    @property
+    def config_name(self) -> str:
+        """The settings file's name, for messages."""
+        return str(Path(self.config)) if self.config else str(DEFAULT_CONFIG_PATH)
+
+
+@dataclass(frozen=True)
+class Command(Generic[Options]):
+    """A command of ``agent.py``: ``handler(options, context)`` returns the exit code.
+
+    ``options`` is the dataclass its arguments are parsed into; ``compiles`` says it runs the
+    compiled search or solver (a first run compiles them, and is told so); ``aliases`` are
+    other names (the course skeleton's ``-o``, ``-l``, ``-s``).
+    """
+
+    name: str
+    help: str
+    options: type[Options]
+    handler: Callable[[Options, Context], int]
+    compiles: bool = False
+    aliases: tuple[str, ...] = ()
+    description: str | None = None
+
+
+def _add_arguments(parser: argparse.ArgumentParser, options: type[Any]) -> None:
+    groups: dict[str, Any] = {}
+    for item in dataclasses.fields(options):
+        arg = item.metadata.get("arg")
+        if not isinstance(arg, Arg):
+            raise TypeError(f"{options.__name__}.{item.name} is not a command-line option")
+        target: Any = parser
+        if arg.group is not None:
+            target = groups.setdefault(arg.group, parser.add_mutually_exclusive_group())
+        if arg.flags:
+            target.add_argument(*arg.flags, dest=item.name, **arg.keywords)
+        else:
+            target.add_argument(item.name, **arg.keywords)
+    parser.add_argument("--config", metavar="PATH",
+                        help=f"settings file (default: {DEFAULT_CONFIG_PATH.name} of the checkout)")
+
+
+class Registry:
+    """The commands of the program, and its parser."""
+
+    def __init__(self, commands: Iterable[Command[Any]], *, prog: str, description: str,
+                 epilog: str | None = None) -> None:
+        self.commands: dict[str, Command[Any]] = {}
+        self.aliases: dict[str, str] = {}
+        for command in commands:
+            if command.name in self.commands:
+                raise ValueError(f"two commands are named {command.name!r}")
+            self.commands[command.name] = command
+            self.aliases.update({alias: command.name for alias in command.aliases})
+        self.parser = argparse.ArgumentParser(prog=prog, description=description, epilog=epilog)
+        sub = self.parser.add_subparsers(dest="command", metavar="COMMAND")
+        self._parsers: Mapping[str, argparse.ArgumentParser] = sub.choices
+        for command in self.commands.values():
+            _add_arguments(sub.add_parser(command.name, help=command.help,
+                                          description=command.description or command.help),
+                           command.options)
+
+    def parse(self, argv: list[str]) -> tuple[Command[Any], Any, str | None]:
+        """The command, its options and ``--config``; raises ``SystemExit`` (argparse printed the
+        usage and what was wrong) for arguments that do not parse, and with code 1 when no
+        command is given (after the program's help)."""
+        if argv and argv[0] in self.aliases:
+            argv = [self.aliases[argv[0]], *argv[1:]]
+        args, extras = self.parser.parse_known_args(argv)
+        if args.command is None:
+            self.parser.print_help()
+            raise SystemExit(1)
+        if extras:  # told with the command's own usage, not the program's
+            self._parsers[args.command].error(f"unrecognized arguments: {' '.join(extras)}")
+        command = self.commands[args.command]
+        values = {item.name: getattr(args, item.name)
+                  for item in dataclasses.fields(command.options)}
+        return command, command.options(**values), args.config
