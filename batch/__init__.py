@@ -14,7 +14,7 @@ and the opening book's generator (``solver.make_book``) send their work through 
 - else ``workers`` local processes (default: one per core), started with ``spawn``;
 - one worker: this process, one task after another, no process to start.
 
-Commands take ``--workers K`` or ``--scheduler ADDRESS`` (``add_executor_arguments``).
+Commands take ``--workers K`` or ``--scheduler ADDRESS`` (``commandline.ExecutorOptions``).
 
 ``BatchExecutor.run(function, items, on_result)`` runs ``function(*args)`` for the argument
 tuples of ``items``, a few tasks ahead per worker, and hands each result to ``on_result`` in
@@ -41,7 +41,6 @@ from batch.executor import (
     MAX_RESTARTS,
     BatchExecutor,
     WorkerLost,
-    add_executor_arguments,
     announce_stopping,
     default_workers,
     open_executor,
@@ -52,7 +51,6 @@ __all__ = [
     "MAX_RESTARTS",
     "BatchExecutor",
     "WorkerLost",
-    "add_executor_arguments",
     "announce_stopping",
     "default_workers",
     "open_executor",

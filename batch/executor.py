@@ -7,7 +7,6 @@ they come, and holds the rules every kind keeps: Ctrl-C, workers that die, what 
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import gc
 import multiprocessing
@@ -409,28 +408,6 @@ def announce_stopping(what: str) -> Callable[[int], None]:
               " recorded; Ctrl-C again to abandon them", file=sys.stderr, flush=True)
 
     return announce
-
-
-def _worker_count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
-    return value
-
-
-def add_executor_arguments(parser: argparse.ArgumentParser) -> None:
-    """``--workers K`` or ``--scheduler ADDRESS``, the options every batch command takes (for
-    ``open_executor(args.workers, args.scheduler)``)."""
-    where = parser.add_mutually_exclusive_group()
-    where.add_argument("--workers", type=_worker_count, default=None, metavar="K",
-                       help="local worker processes (default: one per core, "
-                            f"{default_workers()} here; 1: in this process)")
-    where.add_argument("--scheduler", metavar="ADDRESS",
-                       help="run on a Dask cluster instead, e.g. tcp://10.0.0.5:8786"
-                            " (needs the 'cluster' extra)")
 
 
 @contextlib.contextmanager

@@ -23,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from agent import seconds as seconds_type  # noqa: E402
+from commandline import seconds as seconds_type  # noqa: E402
 
 
 def random_moves(rng: random.Random) -> str:

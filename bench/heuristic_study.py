@@ -53,11 +53,11 @@ from arena.tournament import make_plan, run_tournament  # noqa: E402
 from arena.work import OtherPlan, TournamentWork  # noqa: E402
 from batch import (  # noqa: E402
     BatchExecutor,
-    add_executor_arguments,
     announce_stopping,
     open_executor,
 )
 from board import Board  # noqa: E402
+from commandline import add_executor_arguments  # noqa: E402
 from engine.players import parse_spec  # noqa: E402
 from heuristics import HEURISTICS  # noqa: E402
 from search import TranspositionTable, iterative_deepening  # noqa: E402

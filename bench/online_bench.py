@@ -38,8 +38,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from agent import seconds as seconds_type  # noqa: E402
-from client.cli import run_online  # noqa: E402
+from commandline import seconds as seconds_type  # noqa: E402
+from client.online import run_online  # noqa: E402
 from client.game import move_budget  # noqa: E402
 from client.http import HttpCourseServer  # noqa: E402
 from client.outcome import GameOutcome  # noqa: E402

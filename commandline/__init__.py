@@ -29,14 +29,16 @@ from commandline.options import (
     whole,
     workers_option,
 )
-from commandline.registry import Command, Context, Registry
+from commandline.registry import Command, Context, ExecutorOptions, Registry, add_executor_arguments
 
 __all__ = [
     "MAX_DEPTH",
     "MOVES_HELP",
     "Command",
     "Context",
+    "ExecutorOptions",
     "Registry",
+    "add_executor_arguments",
     "flag",
     "json_flag",
     "mode_option",

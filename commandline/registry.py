@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
-from commandline.options import Arg
+from commandline.options import Arg, scheduler_option, workers_option
 from settings import DEFAULT_CONFIG_PATH, Settings
 
 Options = TypeVar("Options")
@@ -50,7 +50,8 @@ class Command(Generic[Options]):
     description: str | None = None
 
 
-def _add_arguments(parser: argparse.ArgumentParser, options: type[Any]) -> None:
+def add_arguments(parser: argparse.ArgumentParser, options: type[Any]) -> None:
+    """The fields of the dataclass ``options`` as ``parser``'s arguments."""
     groups: dict[str, Any] = {}
     for item in dataclasses.fields(options):
         arg = item.metadata.get("arg")
@@ -63,6 +64,10 @@ def _add_arguments(parser: argparse.ArgumentParser, options: type[Any]) -> None:
             target.add_argument(*arg.flags, dest=item.name, **arg.keywords)
         else:
             target.add_argument(item.name, **arg.keywords)
+
+
+def _add_command_arguments(parser: argparse.ArgumentParser, options: type[Any]) -> None:
+    add_arguments(parser, options)
     parser.add_argument("--config", metavar="PATH",
                         help=f"settings file (default: {DEFAULT_CONFIG_PATH.name} of the checkout)")
 
@@ -83,7 +88,7 @@ class Registry:
         sub = self.parser.add_subparsers(dest="command", metavar="COMMAND")
         self._parsers: Mapping[str, argparse.ArgumentParser] = sub.choices
         for command in self.commands.values():
-            _add_arguments(sub.add_parser(command.name, help=command.help,
+            _add_command_arguments(sub.add_parser(command.name, help=command.help,
                                           description=command.description or command.help),
                            command.options)
 
@@ -103,3 +108,16 @@ class Registry:
         values = {item.name: getattr(args, item.name)
                   for item in dataclasses.fields(command.options)}
         return command, command.options(**values), args.config
+
+
+@dataclass(frozen=True)
+class ExecutorOptions:
+    """Where batch work runs (``batch.open_executor(options.workers, options.scheduler)``)."""
+
+    workers: int | None = workers_option()
+    scheduler: str | None = scheduler_option()
+
+
+def add_executor_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--workers K`` or ``--scheduler ADDRESS``, for the scripts that build their own parser."""
+    add_arguments(parser, ExecutorOptions)

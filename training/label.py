@@ -39,7 +39,6 @@ from typing import Any
 
 from batch import (
     BatchExecutor,
-    add_executor_arguments,
     announce_stopping,
     open_executor,
     worker_state,
@@ -49,6 +48,7 @@ from board import Board
 from board.board import disc_range, disc_range_problem, moves_to_string
 from board.keys import canonical_key
 from board.tactics import winning_moves
+from commandline import add_executor_arguments
 from search import TranspositionTable, deepest, iterative_deepening
 from settings import UsageError
 from solver import Solver

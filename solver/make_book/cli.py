@@ -12,7 +12,8 @@ import sys
 import time
 from pathlib import Path
 
-from batch import add_executor_arguments, announce_stopping, open_executor
+from batch import announce_stopping, open_executor
+from commandline import add_executor_arguments
 from settings import UsageError
 from solver.book import DEFAULT_BOOK_PATH
 from solver.make_book import layers, path
