@@ -42,7 +42,7 @@ from course.errors import (
     WrongApiKey,
 )
 from course.protocol import ILLEGAL, LOSS, RESULT_RUNNING, SERVER_MOVE_LIMIT, CourseServer
-from settings import AgentSettings, ConfigError
+from settings import AgentSettings
 from timecontrol import Limit
 
 if TYPE_CHECKING:
@@ -72,10 +72,7 @@ class Chooser(Protocol):
 
 def move_budget(agent: AgentSettings, seconds: float | None = None) -> float:
     """Seconds to think per move: ``seconds`` (``online --time``) or else the configured time,
-    capped below the server's 5 s limit."""
-    if agent.safety_margin >= SERVER_MOVE_LIMIT:
-        raise ConfigError(f"agent.safety_margin: must be less than {SERVER_MOVE_LIMIT:g} seconds"
-                          " (the server's limit per move)")
+    capped below the server's 5 s limit (the settings keep ``safety_margin`` below it)."""
     wanted = agent.seconds_per_move if seconds is None else seconds
     return min(wanted, SERVER_MOVE_LIMIT - agent.safety_margin)
 
@@ -93,7 +90,12 @@ class OnlineGame:
         budget: float,
         out: Output = print,
         clock: Clock = time.perf_counter,
+        title: str | None = None,
+        checkpoint: Callable[[], None] | None = None,
     ) -> None:
+        """``title`` names the game in the log (``game 2 of 5``; by default its record number);
+        ``checkpoint`` is called after each move is chosen, before it is sent: it may raise
+        ``KeyboardInterrupt`` (``client.interrupt``), leaving the game resumable."""
         self.server = server
         self.engine = engine
         self.records = records
@@ -101,6 +103,8 @@ class OnlineGame:
         self.budget = budget
         self.out = out
         self.clock = clock
+        self.title = title
+        self.checkpoint = checkpoint
         self.moves: list[PlayedMove] = []
 
     # The two ways in: a new game, or a recorded one.
@@ -126,7 +130,8 @@ class OnlineGame:
         first_bot = mirror.bot_opening
         self.records.started(game_id, mirror.we_started, mirror.grid(), first_bot)
         who = "we start" if mirror.we_started else f"the bot starts in column {first_bot}"
-        self.out(f"game #{game_id}: {who}" + (f" (server: {reply.msg})" if reply.msg else ""))
+        name = f"{self.title} (record #{game_id})" if self.title else f"game #{game_id}"
+        self.out(f"{name}: {who}" + (f" (server: {reply.msg})" if reply.msg else ""))
         self.out(render_grid(mirror.grid()))
         return self._play(game_id, mirror, received, resumed=False)
 
@@ -157,6 +162,8 @@ class OnlineGame:
         while True:
             deadline = max(received + self.budget, self.clock() + MIN_THINK_SECONDS)
             decision = self.engine.choose(mirror.board, Limit(deadline))
+            if self.checkpoint is not None:
+                self.checkpoint()
             column = decision.column
             ply = mirror.board.moves + 1
             if not mirror.board.can_play(column):

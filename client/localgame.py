@@ -21,6 +21,7 @@ import numpy as np
 from board import Board
 from client.display import format_move, render_grid
 from client.game import Chooser, Output
+from client.interrupt import to_stderr
 from client.outcome import GameOutcome
 from client.records import LOCAL, THEM, US, Records
 from course.grid import as_grid
@@ -30,6 +31,9 @@ from engine.players import Player
 from timecontrol import Limit
 
 ENV_NAME = "gym_connect_four"
+# A local game stops at the first Ctrl-C: unlike a ranked game, nothing is lost by it.
+LOCAL_CTRL_C = ("interrupted (Ctrl-C): the local game in progress is given up (recorded as"
+                " abandoned); nothing else is lost, no server's clock runs in a local game")
 
 
 class CourseEnv(Protocol):
@@ -123,4 +127,7 @@ def play_local_game(
                 records.abandon(game_id, "interrupted")
             else:
                 records.stop(game_id, f"stopped by an error: {type(exc).__name__}: {exc}")
+        if isinstance(exc, KeyboardInterrupt) and result is None:
+            # On stderr as online's Ctrl-C lines are, though nothing is lost here.
+            to_stderr(LOCAL_CTRL_C)
         raise

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from board.board import moves_to_string
 
 if TYPE_CHECKING:
     from engine.games import PlayedMove, Tally
@@ -39,3 +41,14 @@ def slowest_move(outcomes: Iterable[GameOutcome]) -> tuple[GameOutcome, PlayedMo
     """Our slowest move over ``outcomes`` and its game, or None if we made no move."""
     moves = [(o, m) for o in outcomes for m in o.our_moves]
     return max(moves, key=lambda pair: pair[1].seconds, default=None)
+
+
+def plural(count: int, noun: str) -> str:
+    """``1 game``, ``2 games``."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
+def move_string_line(columns: Sequence[int]) -> str:
+    """A game's moves as the line that ends it: a move string ``move`` and ``analyze`` take."""
+    return (f"move string for `agent.py analyze` (Pons' notation, 1-based):"
+            f" {moves_to_string(columns) or '(no move)'}")

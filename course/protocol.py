@@ -40,6 +40,7 @@ from course.errors import (
 )
 from course.grid import Grid
 from settings import redact
+from settings.schema import COURSE_MOVE_SECONDS
 
 # The values of ``result``.
 RESULT_RUNNING = 0.0  # the game goes on
@@ -56,8 +57,9 @@ NO_MOVE = -1  # the ``botmove`` when the bot did not move
 
 MSG_WRONG_KEY = "Incorrect API key."
 MSG_IMPOSSIBLE = "Impossible move."
-# The course server's limit on the time to decide a move.
-SERVER_MOVE_LIMIT = 5.0
+# The course server's limit on the time to decide a move (the settings check the safety margin
+# against it, so it is defined there).
+SERVER_MOVE_LIMIT = COURSE_MOVE_SECONDS
 
 
 def last_move_result(board: Board, *, full_board_win_is_draw: bool = True) -> float:

@@ -18,6 +18,9 @@ from urllib.parse import urlsplit, urlunsplit
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 COURSE_SERVER_URL = "https://vilde.cs.lth.se/edap01-4inarow/"
+# The seconds the course server allows per move (``course.protocol.SERVER_MOVE_LIMIT`` is this
+# value; ``settings`` imports nothing of the project): the safety margin must leave some.
+COURSE_MOVE_SECONDS = 5.0
 DEFAULT_PORTS = {"http": 80, "https": 443}
 
 Seconds = Annotated[float, Field(gt=0, allow_inf_nan=False)]
@@ -107,6 +110,15 @@ class AgentSettings(Section):
         ("use_book", "use_solver"),
         'use_book and use_solver are replaced by mode: "course" (the heuristic search alone)'
         ' or "strongest" (book, solver, search)')
+
+    @field_validator("safety_margin")
+    @classmethod
+    def _time_left(cls, margin: float) -> float:
+        if margin >= COURSE_MOVE_SECONDS:
+            raise ValueError(f"must be less than {COURSE_MOVE_SECONDS:g} seconds, the course"
+                             f" server's limit per move (no time would be left to think),"
+                             f" got {margin:g}")
+        return margin
 
 
 class RecordSettings(Section):

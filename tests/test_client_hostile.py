@@ -135,7 +135,7 @@ def test_online_against_a_misbehaving_server(case: Case, tmp_path: Path,
         assert max(map(len, lines + err.splitlines()), default=0) < 500  # texts are bounded
         if case.error is None:
             assert err == ""
-            assert any(line.startswith("game #1: won") for line in lines)  # a random bot
+            assert any(line.startswith("game 1 of 1 (record #1): won") for line in lines)  # a random bot
             with Records(records_path) as records:
                 game = records.games(ONLINE)[0]
             assert game.status == "finished" and game.result == 1.0

@@ -19,7 +19,7 @@ import pytest
 import requests
 
 from board import Board
-from client.cli import run_online
+from client.online import run_online
 from client.game import EngineMoveError
 from client.http import HttpCourseServer
 from client.mirror import resume_problem

@@ -15,7 +15,7 @@ import pytest
 
 import agent
 from board import Board
-from client.cli import run_online
+from client.online import run_online
 from client.game import EngineMoveError
 from client.localgame import LocalGameError, play_local_game
 from client.records import ONLINE, RecordBusy, Records
@@ -227,7 +227,8 @@ def test_command_errors_are_one_clean_line(course_server, tmp_path, capsys):
      r"server.stil_ids[1] (ha*******): only letters, digits, '_' and '-'"),
     (f'stil_ids = ["{"a" * 51}"]', "", "an id may not be longer than 50 characters"),
     ('stil_ids = ["ok-1"]', "safety_margin = 5",
-     "agent.safety_margin: must be less than 5 seconds (the server's limit per move)"),
+     "config.toml: agent.safety_margin: must be less than 5 seconds, the course server's limit"
+     " per move"),
 ])
 def test_ids_and_the_margin_are_checked_before_anything_is_sent(tmp_path, capsys, server,
                                                                 agent_text, message):

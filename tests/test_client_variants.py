@@ -11,7 +11,7 @@ import pytest
 import requests
 
 import agent
-from client.cli import EXIT_STREAK_STALLED, run_online
+from client.online import EXIT_STREAK_STALLED, run_online
 from client.records import ONLINE, Records
 from course.protocol import WIN
 from engine import Engine

@@ -63,6 +63,9 @@ def test_values_are_typed_and_an_int_is_accepted_for_a_float(tmp_path):
         ("[server]\nstil_ids = []\n", r"server.stil_ids: must not be empty$"),
         ("[agent]\nsafety_margin = -1\n", r"agent.safety_margin: must be at least 0.25"),
         ("[agent]\nsafety_margin = 0\n", r"agent.safety_margin: must be at least 0.25, got 0"),
+        ("[agent]\nsafety_margin = 5\n", r"agent.safety_margin: must be less than 5 seconds, the"
+         r" course server's limit per move \(no time would be left to think\), got 5$"),
+        ("[agent]\nsafety_margin = 7.5\n", r"agent.safety_margin: must be less than 5 .* got 7.5$"),
         ("[agent]\nseconds_per_move = -1\n", r"agent.seconds_per_move: must be more than 0"),
         ('[record]\npath = ""\n', r"record.path: must not be empty"),
         ('[record]\npath = "  "\n', r"record.path: must not be empty"),
