@@ -84,11 +84,25 @@ def describe(behaviour: Behaviour, bot_depth: int) -> str:
     return "; ".join(parts)
 
 
-def play_command(url: str, api_key: str, ids: Sequence[str], config: str | None) -> str:
-    """The command that plays a game against this server, ready to paste: its key (the local
-    key is not a secret), the config file it was served with, and, while the configured ids
-    are still the shipped placeholders (which the client refuses to send), an example id."""
-    env = [f"{API_KEY_ENV}={shlex.quote(api_key)}"]
+def key_shown(api_key: str, course_key: str) -> str:
+    """The local server's key as the banner shows it, in every line the same way.
+
+    In full: it is this server's key, which whoever plays against it needs (``nyckel`` as
+    shipped), not the course's.  Masked when it is also the configured ``server.api_key``
+    (the user's course key, a secret): the client then sends it without being told.
+    """
+    if api_key == course_key:
+        return f"{mask_secret(api_key)} (server.api_key's, so not shown)"
+    return api_key
+
+
+def play_command(url: str, api_key: str, ids: Sequence[str], config: str | None,
+                 course_key: str) -> str:
+    """The command that plays a game against this server, ready to paste: its key (unless it
+    is the configured ``server.api_key`` already: ``key_shown``), the config file it was served
+    with, and, while the configured ids are still the shipped placeholders (which the client
+    refuses to send), an example id."""
+    env = [] if api_key == course_key else [f"{API_KEY_ENV}={shlex.quote(api_key)}"]
     if any(is_placeholder(stil_id) for stil_id in ids):
         env.append(f"{STIL_IDS_ENV}={EXAMPLE_STIL_ID}")
     command = ["python", "agent.py", "online", "--server", url]
@@ -123,11 +137,13 @@ def serve_command(options: ServeOptions, context: Context) -> int:
         url = f"http://{host}:{port}/"
         service.warm_up()
         limit = f"{settings.time_limit:g} s per move" if settings.time_limit > 0 else "no limit"
+        ids, course_key = context.settings.server.stil_ids, context.settings.server.api_key
         print(f"local course server on {url}  (docs: {url}docs, progress: {url}progress)")
         print(f"  variant {settings.variant}: {describe(behaviour, settings.bot_depth)}")
-        print(f"  time: {limit}; database: {settings.db}; api key: {mask_secret(settings.api_key)}")
-        ids = context.settings.server.stil_ids
-        print(f"  play against it: {play_command(url, settings.api_key, ids, context.config)}")
+        key = key_shown(settings.api_key, course_key)
+        print(f"  time: {limit}; database: {settings.db}; api key: {key}")
+        command = play_command(url, settings.api_key, ids, context.config, course_key)
+        print(f"  play against it: {command}")
         if not _is_loopback(settings.host):
             print(f"warning: listening on {settings.host}, not only on this machine",
                   file=sys.stderr)

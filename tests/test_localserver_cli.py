@@ -15,10 +15,9 @@ import pytest
 import requests
 
 import agent
-from localserver.cli import serve_settings
-from localserver.variants import Behaviour
+from localserver.cli import key_shown, play_command, serve_settings
+from localserver.variants import VARIANTS, Behaviour
 from settings import LocalServerSettings, load_settings
-from localserver.variants import VARIANTS
 from tests.helpers import default_ctrl_c, interrupt
 
 REPO = Path(__file__).resolve().parent.parent
@@ -160,9 +159,9 @@ def test_serve_runs_a_server_with_the_configured_settings(tmp_path: Path) -> Non
         assert banner[0].startswith("local course server on http://127.0.0.1:"), banner
         url = banner[0].split()[4]
         assert banner[1].startswith("  variant current: bot: minimax depth 3; first: bot;")
-        assert "he****" in banner[2]
-        # The local key is not a secret, and an example id stands in for the placeholder: the
-        # command to play against the server is ready to paste.
+        # The local key is not a secret: shown in full, as in the command below, where an
+        # example id stands in for the placeholder: the command is ready to paste.
+        assert banner[2].rstrip().endswith("api key: hemlig"), banner
         printed = (f"EDAP01_API_KEY=hemlig EDAP01_STIL_IDS=local-test python agent.py online"
                    f" --server {url} --config {config}")
         assert banner[3].strip() == f"play against it: {printed}"
@@ -170,7 +169,7 @@ def test_serve_runs_a_server_with_the_configured_settings(tmp_path: Path) -> Non
         game = subprocess.run(pasted, shell=True, cwd=tmp_path, env=env, capture_output=True,
                               text=True, timeout=300)
         assert game.returncode in (0, 1), game.stderr  # 1: the game was lost
-        assert "summary: 1 games: " in game.stdout and "Traceback" not in game.stderr
+        assert "summary: 1 game: " in game.stdout and "Traceback" not in game.stderr
         form = {"stil_id": ["cli-s"], "move": -1, "api_key": "hemlig"}
         reply = requests.post(url + "move", data=form, timeout=30).json()
         assert reply["status"] is True and reply["botmove"] >= 0  # --first beat the config
@@ -180,3 +179,16 @@ def test_serve_runs_a_server_with_the_configured_settings(tmp_path: Path) -> Non
         code = interrupt(process)
     assert code == 0
     assert db.exists()
+
+
+def test_the_banner_hides_the_local_key_only_when_it_is_the_course_key() -> None:
+    url = "http://127.0.0.1:8000/"
+    assert key_shown("nyckel", "your-course-api-key") == "nyckel"
+    assert (play_command(url, "nyckel", ("your-stil-id",), None, "your-course-api-key")
+            == f"EDAP01_API_KEY=nyckel EDAP01_STIL_IDS=local-test python agent.py online --server {url}")
+    # The user's course key, served locally too: masked everywhere, and the command needs no
+    # key (the client sends server.api_key, which is that one); real ids need no example.
+    shown = key_shown("secret-course-key", "secret-course-key")
+    assert "secret-course-key" not in shown and shown.startswith("se")
+    command = play_command(url, "secret-course-key", ("ab1234cd-s",), "c.toml", "secret-course-key")
+    assert command == f"python agent.py online --server {url} --config c.toml"
