@@ -1,9 +1,12 @@
-"""The games the review can open: the client's record, and a local server's database.
+"""The games the review can open: the client's record, a local server's database, and the games
+of an ``agent.py rate`` run.
 
-Both are opened read-only for each request (nothing on disk is created or changed), and only
-these two files are ever read: a game is asked for by its source (``record`` or ``server``)
-and its id, never by a path.  Each game becomes a ``GameSummary``: its moves from the first
-disc on, which side was ours (the record's player; the server's student), and how it ended.
+All are opened read-only for each request (nothing on disk is created or changed), and only
+these files are ever read: a game is asked for by its source (``record``, ``server`` or
+``rated``) and its id (a rated game's number in its run), never by a path.  A rate run's games
+are the lines of its ``games.jsonl`` (docs/rate.md).  Each game becomes a ``GameSummary``: its
+moves from the first disc on, which side was ours (the record's player; the server's student;
+a rate run's rated player), and how it ended.
 Ids (a student's STIL id) are shown masked.
 """
 
@@ -18,12 +21,14 @@ from pathlib import Path
 from typing import Any
 
 from analysisboard.params import BadRequest
+from batch.lines import read_lines
 from client.records import STATUS_ABANDONED, STATUS_FINISHED, RecordedGame, RecordError, Records
 from localserver.store import GameStore, StoredGame
 from settings import ConfigError, mask_secret
 
-RECORD, SERVER = "record", "server"
-SOURCES = (RECORD, SERVER)
+RECORD, SERVER, RATED = "record", "server", "rated"
+SOURCES = (RECORD, SERVER, RATED)
+RATED_GAMES = "games.jsonl"  # in a rate run's folder (reporting.rate)
 RESULTS = ("won", "draw", "lost", "unfinished")
 LOCAL_SERVER = "local server database"
 # At most this many games are listed (newest first), after the filters.
@@ -87,6 +92,28 @@ def _from_server(game: StoredGame) -> GameSummary:
                        1 if game.first == "student" else 2)
 
 
+def _from_rated(line: dict[str, Any], run: str) -> GameSummary | None:
+    """A game of a rate run's ``games.jsonl`` (None: a line that is not one)."""
+    try:
+        number, first = int(line["game"]), bool(line["player_first"])
+        columns = [int(c) for c in line.get("opening", [])]
+        columns += [int(move["column"]) for move in line["moves"]]
+        winner = line["winner"]
+        names = (str(line["first"]), str(line["second"]))
+    except (KeyError, TypeError, ValueError):
+        return None
+    side = 0 if first else 1
+    result = "draw" if winner is None else "won" if winner == side else "lost"
+    detail = str(line.get("reason", ""))
+    if line.get("detail"):
+        detail += f": {line['detail']}"
+    # A game without its time (written by hand) sorts as the oldest.
+    started = str(line.get("finished_at") or "1970-01-01T00:00:00+00:00")
+    return GameSummary(RATED, number, started, f"rate run {run}",
+                       "rated", names[side], names[1 - side], result, detail,
+                       "".join(str(c + 1) for c in columns), side + 1)
+
+
 @dataclass(frozen=True)
 class GameFiles:
     """Where the games are: the client's record (``record``), and a local server's database
@@ -96,9 +123,20 @@ class GameFiles:
 
     record: Path
     server: Path | None = None
+    rated: Path | None = None  # a rate run's folder
 
     def sources(self) -> list[str]:
-        return [RECORD] + ([SERVER] if self.server is not None else [])
+        return ([RECORD] + ([SERVER] if self.server is not None else [])
+                + ([RATED] if self.rated is not None else []))
+
+    def _rated_games(self) -> list[GameSummary]:
+        """The games of the rate run (none without one, or before its first game)."""
+        if self.rated is None:
+            return []
+        run = self.rated.resolve().name
+        games = [_from_rated(line, run) for line in read_lines(self.rated / RATED_GAMES)
+                 if "game" in line]
+        return [game for game in games if game is not None]
 
     @contextmanager
     def _records(self) -> Iterator[Records | None]:
@@ -141,6 +179,8 @@ class GameFiles:
             with self._store() as store:
                 if store is not None:
                     games += [_from_server(game) for game in store.games()]
+        if source in (None, RATED):
+            games += self._rated_games()
         games.sort(key=lambda g: g.started, reverse=True)
         return games
 
@@ -148,8 +188,12 @@ class GameFiles:
         """The game ``game_id`` of ``source``; ``BadRequest`` when there is none."""
         if source == SERVER and self.server is None:
             raise BadRequest("no local server database was given to the board (--db).")
+        if source == RATED and self.rated is None:
+            raise BadRequest("no rate run was given to the board (--rated).")
         found: GameSummary | None = None
-        if source == RECORD:
+        if source == RATED:
+            found = next((g for g in self._rated_games() if g.id == game_id), None)
+        elif source == RECORD:
             with self._records() as records:
                 if records is not None:
                     with suppress(KeyError):  # no such game

@@ -27,9 +27,9 @@ from arena.figures import (
 )
 from arena.report import ours_series
 from arena.results import Summary
-from engine.games import Tally
+from engine.games import PlayedMove, Tally
 from engine.players import PlayerSpec
-from reporting.measure import BudgetPoint, Check
+from reporting.measure import BudgetPoint, Check, default_player
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -54,11 +54,13 @@ class Measured:
     min_depth: int
     heuristic: str
     opponents: dict[str, Summary]
-    budgets: list[BudgetPoint]
+    budgets: list[BudgetPoint] | None  # None: not available for the player (not our search)
     checks: list[Check]
     correctness_seconds: float
     heuristics: Summary | None
     elapsed: float
+    # The player measured, when ``--player`` named one (its label); None: ours in course mode.
+    player: str | None = None
 
 
 def machine() -> str:
@@ -103,6 +105,55 @@ def describe_opponent(spec: str) -> str:
         return (f"OpenSpiel's MCTS (`{spec}`: {int(spec.rsplit(':', 1)[1]):,} simulations a move,"
                 " random rollouts)")
     return f"`{spec}`"
+
+
+NOT_AVAILABLE = "Not available for this player"
+
+
+def player_moves(measured: Measured) -> list[PlayedMove]:
+    """The measured player's moves (the first of each tournament's players) in every game."""
+    moves = []
+    for summary in measured.opponents.values():
+        for outcome in summary.outcomes:
+            sides = (outcome.task.first, outcome.task.second)
+            moves += [m for m in outcome.record.moves if sides[m.side] == 0]
+    return moves
+
+
+def plot_times(moves: Sequence[PlayedMove], budget: float | None, path: Path, who: str) -> bool:
+    """Seconds per move of ``who`` (any player) by move number, log scale, the budget drawn;
+    False (no file) without moves."""
+    from arena.figures import pyplot
+
+    if not moves:
+        return False
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(9, 4.6), layout="constrained")
+    seconds = [max(m.seconds, 1e-5) for m in moves]
+    ax.scatter([m.ply for m in moves], seconds, s=10, alpha=0.35, color=MEAN_DEPTH_COLOUR,
+               linewidths=0, label=f"a move of {who} ({len(moves)})")
+    by_ply: dict[int, list[float]] = {}
+    for move, value in zip(moves, seconds, strict=True):
+        by_ply.setdefault(move.ply, []).append(value)
+    plies = sorted(by_ply)
+    ax.plot(plies, [sum(by_ply[p]) / len(by_ply[p]) for p in plies], color=MEAN_DEPTH_COLOUR,
+            label="mean at each move number")
+    title = f"Time per move of {who}: {len(moves)} moves, slowest {max(seconds):.3f} s"
+    if budget is not None:
+        over = sum(1 for s in seconds if s > budget)
+        ax.axhline(budget, color="black", linestyle="--", linewidth=1,
+                   label=f"budget: {budget:g} s per move")
+        title += f", {over} over the budget"
+    ax.set_yscale("log")
+    ax.set_xlim(0, 43)
+    ax.set_xlabel("move number (disc 1-42)")
+    ax.set_ylabel("seconds for the move (log scale)")
+    ax.set_title(title, fontsize="medium")
+    ax.grid(alpha=0.3, which="both")
+    legend_below(fig, ax)
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return True
 
 
 def _series(measured: Measured) -> list[Series]:
@@ -194,11 +245,12 @@ class Accounting:
         return self.kept + self.lost + self.unproven + self.same
 
 
-def correctness_text(checks: Sequence[Check], seconds: float) -> str:
-    """The accounting of our judged moves, in words: every move in exactly one kind."""
+def correctness_text(checks: Sequence[Check], seconds: float, whose: str = "Our") -> str:
+    """The accounting of the judged moves (``whose``: "Our", "The player's"), in words:
+    every move in exactly one kind."""
     n = Accounting.of(checks)
     share = f"{n.kept / n.critical:.1%}" if n.critical else "n/a"
-    return (f"Our {n.total} moves in the games above: {n.critical} in positions where some"
+    return (f"{whose} {n.total} moves in the games above: {n.critical} in positions where some"
             f" legal move changes the exact outcome (win, draw or loss), **{n.kept} of them"
             f" ({share}) kept it** and {n.lost} did not; {n.unproven} in positions the referee"
             f" could not settle within its budget of {seconds:g} s per position (unproven:"
@@ -207,7 +259,9 @@ def correctness_text(checks: Sequence[Check], seconds: float) -> str:
             f" + {n.same} = {n.total}).")
 
 
-def _plot_correctness(checks: Sequence[Check], seconds: float, path: Path) -> None:
+def plot_correctness(checks: Sequence[Check], seconds: float, path: Path,
+                     whose: str = "Our") -> None:
+    """The judged moves (``whose``) by move number, each of the four kinds a colour."""
     from arena.figures import DRAW_COLOUR, LOSS_COLOUR, WIN_COLOUR, pyplot
 
     plt = pyplot()
@@ -225,11 +279,11 @@ def _plot_correctness(checks: Sequence[Check], seconds: float, path: Path) -> No
         ax.bar(plies, heights, bottom=bottom, color=colour, label=label)
         bottom = [b + h for b, h in zip(bottom, heights, strict=True)]
     n = Accounting.of(checks)
-    ax.set_title(f"Our {n.total} moves judged: {n.kept} of the {n.critical} in positions where a"
+    ax.set_title(f"{whose} {n.total} moves judged: {n.kept} of the {n.critical} in positions where a"
                  f" move changes the outcome kept it;\n{n.unproven} unproven, {n.same} where"
                  " every move leads to the same outcome", fontsize="medium")
     ax.set_xlabel("move number (disc 1-42)")
-    ax.set_ylabel("our moves (count)")
+    ax.set_ylabel(f"{whose.lower()} moves (count)")
     ax.set_xlim(0, 43)
     integer_ticks(ax.yaxis)
     ax.grid(alpha=0.3, axis="y")
@@ -276,47 +330,71 @@ def write(measured: Measured, out: Path) -> list[Path]:
     """Write the figures and ``report.md`` into ``out``; return what was written."""
     out.mkdir(parents=True, exist_ok=True)
     written = []
-    lines = ["# Our Connect Four agent: measurements for the report", "",
+    player = measured.player
+    lines = ["# Our Connect Four agent: measurements for the report" if player is None
+             else f"# `{player}`: measurements for the report", "",
              f"Made by `{measured.command}` in {measured.elapsed / 60:.1f} minutes on: "
-             f"{machine()}.", "",
-             f"The agent plays in **course mode**: iterative-deepening alpha-beta (negamax) with"
-             f" the `{measured.heuristic}` evaluation, {measured.seconds:g} s per move, at"
-             f" least {measured.min_depth} plies deep (a forced move, the only one that does"
-             " not lose at once, is not counted as a ply).  Columns are numbered 0-6 as the"
-             " course server counts them.  Each figure below is repeated by the command above; where"
-             " a shorter command makes the same measurement, it is given too.", ""]
+             f"{machine()}.", ""]
+    if player is None:
+        lines += [f"The agent plays in **course mode**: iterative-deepening alpha-beta (negamax)"
+                  f" with the `{measured.heuristic}` evaluation, {measured.seconds:g} s per move,"
+                  f" at least {measured.min_depth} plies deep (a forced move, the only one that"
+                  " does not lose at once, is not counted as a ply).", ""]
+    else:
+        lines += [f"The player measured is `{player}` (`--player`), {measured.seconds:g} s per"
+                  " move where it takes a time.  What only our engine reports (the depth"
+                  " reached, the nodes searched, its evaluations) is not available for another"
+                  " player and is said so below.", ""]
+    lines += ["Columns are numbered 0-6 as the course server counts them.  Each figure below is"
+              " repeated by the command above; where a shorter command makes the same"
+              " measurement, it is given too.", ""]
+    who = "ours" if player is None else player
 
     lines += ["## Results", ""]
     rows = []
-    table = ["| opponent | games | ours starts (W-D-L) | opponent starts (W-D-L) | score |",
+    table = [f"| opponent | games | {'ours' if player is None else 'the player'} starts"
+             " (W-D-L) | opponent starts (W-D-L) | score |",
              "|---|---:|---:|---:|---:|"]
     for opponent, summary in measured.opponents.items():
         ours = summary.overall[0]
-        rows.append((f"against {opponent}, we start", ours.as_first))
+        rows.append((f"against {opponent}, {'we start' if player is None else 'it starts'}",
+                     ours.as_first))
         rows.append((f"against {opponent}, {opponent} starts", ours.as_second))
         table.append(f"| `{opponent}` | {ours.total.games} | {_tally_line(ours.as_first)} |"
                      f" {_tally_line(ours.as_second)} | {ours.total.score_rate:.0%} |")
     plot_tallies(rows, out / "results.png",
-                 f"Results of ours (course mode, {measured.seconds:g} s per move):"
+                 f"Results of {who} ({'course mode, ' if player is None else ''}"
+                 f"{measured.seconds:g} s per move):"
                  f" {sum(t.games for _, t in rows)} games")
     written.append(out / "results.png")
     names = [describe_opponent(opponent) for opponent in measured.opponents]
     against = ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else names[0]
     lines += [*table, "", "![results](results.png)", "",
-                      f"*Wins, draws and losses of our agent against {against},"
+                      f"*Wins, draws and losses of {'our agent' if player is None else f'`{player}`'}"
+                      f" against {against},"
                       f" {measured.games} games each, each side starting half."
                       f" Repeat one row with: `python agent.py tournament --players"
-                      f" ours:{measured.seconds:g}:course,{next(iter(measured.opponents))}"
+                      f" {player or default_player(measured.seconds)},"
+                      f"{next(iter(measured.opponents))}"
                       f" --games {measured.games} --seed {measured.seed}`.*", ""]
 
     series = _series(measured)
     lines += ["## Time per move", ""]
-    if plot_time_per_move(series, out / "time_per_move.png"):
+    if player is not None:
+        moves = player_moves(measured)
+        if plot_times(moves, measured.seconds, out / "time_per_move.png", f"`{player}`"):
+            written.append(out / "time_per_move.png")
+            lines += ["![time per move](time_per_move.png)", "",
+                      f"*The wall-clock seconds each of the player's {len(moves)} moves in those"
+                      " games took, measured around its call by the game loop, by move number"
+                      f" (log scale); the dashed line is {measured.seconds:g} s, the time per"
+                      " move it was given (a player that takes no time ignores it).*", ""]
+    elif plot_time_per_move(series, out / "time_per_move.png"):
         written.append(out / "time_per_move.png")
-        moves = series[0].moves
-        slowest = max(m.seconds for m in moves)
+        slowest = max(m.seconds for m in series[0].moves)
         lines += ["![time per move](time_per_move.png)", "",
-                  f"*The wall-clock seconds each of our {len(moves)} moves in those games took,"
+                  f"*The wall-clock seconds each of our {len(series[0].moves)} moves in those"
+                  " games took,"
                   f" measured around the engine's call, by move number (log scale); the line is"
                   f" the mean at each move number, the dashed line the budget. The slowest move"
                   f" took {slowest:.3f} s of its {measured.seconds:g} s; the server allows 5 s."
@@ -324,7 +402,10 @@ def write(measured: Measured, out: Path) -> list[Path]:
                   f" result and stopped early.*", ""]
 
     lines += ["## Depth per move", ""]
-    if plot_depth_per_move(series, out / "depth_per_move.png", floor=measured.min_depth):
+    if player is not None and not any(m.depth is not None for m in player_moves(measured)):
+        lines += [NOT_AVAILABLE + ": the depth is what our engine's search reports of its"
+                  " moves.", ""]
+    elif plot_depth_per_move(series, out / "depth_per_move.png", floor=measured.min_depth):
         written.append(out / "depth_per_move.png")
         lines += ["![depth per move](depth_per_move.png)", "",
                   f"*The depth (plies) of the deepest iteration the search completed for each"
@@ -333,14 +414,25 @@ def write(measured: Measured, out: Path) -> list[Path]:
                   f" only when fewer moves are left in the game).*", ""]
 
     lines += ["## Depth and speed against the time budget", ""]
-    _plot_budgets(measured.budgets, out / "depth_vs_budget.png")
+    if measured.budgets is None:
+        lines += [NOT_AVAILABLE + ": depth and nodes per second are measured on our engine's"
+                  " search in course mode.", ""]
+    else:
+        written += _budgets_part(measured.budgets, out, lines)
+    return _write_rest(measured, out, lines, written)
+
+
+def _budgets_part(budgets: Sequence[BudgetPoint], out: Path, lines: list[str]) -> list[Path]:
+    """The depth-and-speed figure, its table and caption (appended to ``lines``)."""
+    written = []
+    _plot_budgets(budgets, out / "depth_vs_budget.png")
     written.append(out / "depth_vs_budget.png")
     lines += ["| budget (s) | mean depth | least depth | million nodes/s |",
               "|---:|---:|---:|---:|"]
     lines += [f"| {p.seconds:g} | {p.mean_depth:.1f} | {p.min_depth} |"
-              f" {p.nodes_per_second / 1e6:.2f} |" for p in measured.budgets]
+              f" {p.nodes_per_second / 1e6:.2f} |" for p in budgets]
     lines += ["", "![depth against the time budget](depth_vs_budget.png)", "",
-              f"*Course mode on {measured.budgets[0].positions} positions (the empty board and"
+              f"*Course mode on {budgets[0].positions} positions (the empty board and"
               " positions of Pascal Pons' Begin and Middle test sets), the transposition table"
               " cleared before each: the depth of the deepest completed iteration, and the"
               " nodes searched per second, at each time budget. The budget is the search's"
@@ -350,23 +442,34 @@ def write(measured: Measured, out: Path) -> list[Path]:
               " cleared table per position) on more of Pons' positions. (`python agent.py move"
               " ... --time S` does not repeat it: its budget counts from the start of the"
               " process, and loading takes about 1 s of it.)*", ""]
+    return written
 
+
+def _write_rest(measured: Measured, out: Path, lines: list[str], written: list[Path]
+                ) -> list[Path]:
+    """The report from its correctness section on; ``report.md`` written."""
     checks = measured.checks
-    lines += ["## Correctness: does our move keep the game-theoretic outcome?", ""]
-    _plot_correctness(checks, measured.correctness_seconds, out / "correctness.png")
+    whose = "Our" if measured.player is None else "The player's"
+    lines += ["## Correctness: does our move keep the game-theoretic outcome?"
+              if measured.player is None else
+              "## Correctness: do the player's moves keep the game-theoretic outcome?", ""]
+    plot_correctness(checks, measured.correctness_seconds, out / "correctness.png", whose)
     written.append(out / "correctness.png")
     booked = sum(c.booked for c in checks)
-    lines += [correctness_text(checks, measured.correctness_seconds), "",
+    lines += [correctness_text(checks, measured.correctness_seconds, whose), "",
               "![correctness](correctness.png)", "",
-              "*Each of our moves judged by a referee, which finds the outcome after every"
+              f"*Each of {whose.lower()} moves judged by a referee, which finds the outcome after every"
               " legal move: from the opening book where the book holds the position reached"
               " (each of its entries is a value proven by our own solver, exact or the outcome"
               f" only; here {booked} outcomes, in {sum(1 for c in checks if c.booked)} of the"
               f" {len(checks)} positions), otherwise proven by our exact solver (win, draw or"
               f" loss), with at most {measured.correctness_seconds:g} s of the solver's time"
-              " per position. Our move kept the outcome if no other move was better. A second"
+              " per position. A move kept the outcome if no other move was better. A second"
               " opinion on any position: `python agent.py analyze MOVES`.*", ""]
 
+    if measured.heuristics is None and measured.player is not None:
+        lines += ["## Evaluations compared", "",
+                  NOT_AVAILABLE + ": it compares our engine's evaluations with each other.", ""]
     if measured.heuristics is not None:
         labels, scores = _score_matrix(measured.heuristics)
         names = [(spec.heuristic if isinstance(spec, PlayerSpec) else None) or measured.heuristic

@@ -61,13 +61,17 @@ class Check:
     """One of our moves in a game, judged by the solver: ``critical`` when some legal move
     changes the exact outcome of the position, ``kept`` when ours did not; both None when the
     outcome of some move could not be proven in time (unproven).  ``booked`` counts the legal
-    moves whose outcome the opening book gave (the solver proved the others)."""
+    moves whose outcome the opening book gave (the solver proved the others); ``best`` and
+    ``outcome`` are the position's outcome and the move's (1 win, 0 draw, -1 loss for the
+    mover), None when unproven: how much a lost outcome cost."""
 
     ply: int
     critical: bool | None
     kept: bool | None
     # Where the verdict came from, not part of it: checks with the same verdict are equal.
     booked: int = field(default=0, compare=False)
+    best: int | None = field(default=None, compare=False)
+    outcome: int | None = field(default=None, compare=False)
 
 
 def course_agent(agent: AgentSettings, heuristic: str | None = None) -> AgentSettings:
@@ -76,14 +80,22 @@ def course_agent(agent: AgentSettings, heuristic: str | None = None) -> AgentSet
     return revised(agent, {"mode": "course", "heuristic": heuristic or agent.heuristic})
 
 
+def default_player(seconds: float) -> str:
+    """The player a report measures unless told: ours in course mode at ``seconds``."""
+    return f"ours:{seconds:g}:course"
+
+
 def play_opponents(agent: AgentSettings, solver: SolverSettings, seconds: float, games: int,
                    seed: int, executor: BatchExecutor, advance: Advance,
-                   opponents: Sequence[str] = OPPONENTS) -> dict[str, Summary]:
-    """``games`` games of ours (course mode, ``seconds`` per move) against each opponent
-    (player specs, already checked)."""
+                   opponents: Sequence[str] = OPPONENTS,
+                   player: str | None = None) -> dict[str, Summary]:
+    """``games`` games of ``player`` (a spec; default ours in course mode, ``seconds`` per
+    move, also the time of an ``ours`` given without one) against each opponent (player specs,
+    already checked)."""
     summaries = {}
     for opponent in opponents:
-        specs = [parse_spec(f"ours:{seconds:g}:course"), parse_spec(opponent)]
+        specs = [parse_spec(player or default_player(seconds), seconds=seconds),
+                 parse_spec(opponent)]
         plan = make_plan(specs, games, seed, agent, solver)
         start = time.monotonic()
         outcomes = run_tournament(plan, executor, lambda _d, _t, _g: advance(1))
@@ -143,7 +155,8 @@ def judge(moves: str, column: int, ply: int, seconds: float, table_bits: int,
     # otherwise spend its time compiling.
     verdict = judge_move(board, column, ply, referee, book if book is not None else load_book(),
                          time.perf_counter() + seconds)
-    return Check(ply, verdict.critical, verdict.kept, verdict.booked)
+    return Check(ply, verdict.critical, verdict.kept, verdict.booked, verdict.best,
+                 verdict.outcome)
 
 
 def _judge_many(first: int, items: Sequence[tuple[str, int, int]], seconds: float,

@@ -14,7 +14,7 @@ import agent
 from batch import open_executor
 from board import Board
 from reporting.cli import plan_for
-from reporting.document import _plot_budgets, _plot_correctness, correctness_text, heuristics_text
+from reporting.document import _plot_budgets, correctness_text, heuristics_text, plot_correctness
 from reporting.measure import BudgetPoint, Check, judge, our_moves, play_opponents
 from settings import AgentSettings, SolverSettings
 from solver import Solver
@@ -107,7 +107,7 @@ def test_the_correctness_figure_counts_every_kind_on_whole_ticks(
         tmp_path: Path, saved_figures: list[Any]) -> None:
     checks = [Check(3, None, None), Check(5, True, True), Check(5, False, True),
               Check(7, True, False)]
-    _plot_correctness(checks, 0.6, tmp_path / "c.png")
+    plot_correctness(checks, 0.6, tmp_path / "c.png")
     (fig,) = saved_figures
     (ax,) = fig.axes
     title = ax.get_title()

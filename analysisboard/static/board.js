@@ -684,7 +684,7 @@
     // The position, a review, the colours: as the address says, or the empty board.
     const query = new URLSearchParams(location.search);
     if (query.get("flip") === "1") document.body.classList.add("flipped");
-    const review = /^(record|server):(\d+)$/.exec(query.get("review") || "");
+    const review = /^(record|server|rated):(\d+)$/.exec(query.get("review") || "");
     let shown = false;
     if (review) {
       const ply = Number(query.get("ply"));

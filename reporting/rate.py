@@ -1,0 +1,402 @@
+"""``agent.py rate PLAYER``: plays a player against rungs of the ladder near its strength, and
+reports its rating, its results, its accuracy, its time and its faults.
+
+The games run in the ``batch`` executor's workers (this process, a process pool or a Dask
+cluster), a batch at a time: after each batch the rating is fitted again and the next rungs are
+chosen near it (``reporting.rated`` has the rule).  Every game is appended to
+``DIR/games.jsonl`` the moment it comes back, after a first line naming the run (the player,
+its time, the seed, the ladder, the settings); a rerun with the same ``--out`` reads them and
+goes on from there, so a Ctrl-C, a crash or a lost worker loses no finished game, and a larger
+``--games`` extends a finished run.  The referee's verdicts on the player's moves are kept the
+same way in ``DIR/checks.jsonl``.  ``reporting.rate_document`` writes the report.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import json
+import random
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from arena.match import play_game
+from arena.tournament import derive_seed, random_opening
+from batch import BatchExecutor, announce_stopping, open_executor, worker_state
+from batch.lines import append_lines, read_lines
+from board import Board
+from ecosystems.players import Spec, build_player, is_ours, parse_spec
+from engine.players import Player
+from rating.ladder import Ladder, Rung, load_ladder
+from reporting.measure import Check, correctness
+from reporting.rated import (
+    RatedGame,
+    batch_size,
+    done,
+    estimate,
+    next_rungs,
+)
+from settings import AgentSettings, Settings, SolverSettings, UsageError
+from terminal import progress
+
+GAMES = "games.jsonl"
+CHECKS = "checks.jsonl"
+DEFAULT_GAMES = 200  # enough for an interval about 100 points wide in the ladder's middle
+DEFAULT_WIDTH = 100.0  # points: a narrower 95 % interval stops the run sooner
+# Each rung's pair of games in a round opens with the same random moves, once with each
+# colour: as the ladder's own games were played (``arena.ladder``), and so that two
+# deterministic players do not play one game over and over.
+OPENING_PLIES = 2
+REFEREE_SECONDS = 1.0  # the referee's time to prove one position of the player's
+
+
+@dataclass(frozen=True)
+class RunKey:
+    """What a worker keeps players for: the rated player's spec and name, the settings our
+    engine starts from (the rungs are built from their specs as batches need them)."""
+
+    player: Spec
+    name: str
+    agent: AgentSettings = field(default_factory=AgentSettings)
+    solver: SolverSettings = field(default_factory=SolverSettings)
+
+
+@dataclass(frozen=True)
+class GameOrder:
+    """One game to play: its number and batch, the rung (name and checked spec), the colours,
+    the players' seeds (first mover's, second's) and the opening."""
+
+    number: int
+    batch: int
+    rung: str
+    spec: Spec
+    player_first: bool
+    seeds: tuple[int, int]
+    opening: tuple[int, ...]
+
+
+@dataclass
+class _Players:
+    """Per worker: the rated player and the rungs of the latest batch, built on first use."""
+
+    key: RunKey
+    built: dict[str, tuple[Player, random.Random]] = field(default_factory=dict)
+
+    def get(self, name: str, spec: Spec, keep: Sequence[str]) -> tuple[Player, random.Random]:
+        # A rung of perfect play is a whole engine (about 128 MiB): only the batch's are kept.
+        for old in [n for n in self.built if n not in keep and n != self.key.name]:
+            del self.built[old]
+        if name not in self.built:
+            rng = random.Random()
+            player = build_player(spec, rng=rng, agent=self.key.agent, solver=self.key.solver)
+            if not is_ours(spec):  # ours warms up when it is built
+                # The first call loads what the player loads (compiled code, a process):
+                # here, so that it does not count as the time of a move.
+                player.choose(Board.from_moves("44"))
+            self.built[name] = (player, rng)
+        return self.built[name]
+
+
+def play_rated(key: RunKey, order: GameOrder, keep: tuple[str, ...]) -> RatedGame:
+    """Play one game of the run (in a worker)."""
+    players = worker_state("rate", key, lambda: _Players(key))
+    rated, rated_rng = players.get(key.name, key.player, keep)
+    rung, rung_rng = players.get(order.rung, order.spec, keep)
+    first, second = (rated, rung) if order.player_first else (rung, rated)
+    first_rng, second_rng = (rated_rng, rung_rng) if order.player_first else (rung_rng, rated_rng)
+    first_rng.seed(order.seeds[0])
+    second_rng.seed(order.seeds[1])
+    first.new_game()
+    second.new_game()
+    names = (key.name, order.rung) if order.player_first else (order.rung, key.name)
+    start = Board.from_moves(order.opening, one_based=False) if order.opening else None
+    record = play_game(first, second, names=names, start=start)
+    finished = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+    return RatedGame(order.number, order.batch, order.rung, order.player_first, record,
+                     order.seeds, order.opening, finished)
+
+
+# --- the run's files ----------------------------------------------------------------------------
+
+def identity(key: RunKey, seconds: float, seed: int, ladder: Ladder) -> dict[str, Any]:
+    """What makes a run's games, as JSON: a rerun with the same identity goes on."""
+    found = {"player": dataclasses.asdict(key.player), "kind": type(key.player).__name__,
+             "seconds": seconds, "seed": seed, "opening_plies": OPENING_PLIES,
+             "ladder": [[rung.name, rung.spec, rung.rating] for rung in ladder.rungs],
+             "agent": key.agent.model_dump(mode="json"),
+             "solver": key.solver.model_dump(mode="json")}
+    return dict(json.loads(json.dumps(found)))
+
+
+class RunFiles:
+    """A run's folder: ``games.jsonl`` (the run's line, then a line per game) and
+    ``checks.jsonl`` (the referee's verdicts on the rated player's moves)."""
+
+    def __init__(self, out: Path) -> None:
+        self.out = out
+        self.games_path = out / GAMES
+        self.checks_path = out / CHECKS
+
+    def header(self) -> dict[str, Any] | None:
+        first = next(read_lines(self.games_path), None)
+        return first if first is not None and isinstance(first.get("rate"), dict) else None
+
+    def games(self) -> list[RatedGame]:
+        found: dict[int, RatedGame] = {}
+        for line in read_lines(self.games_path):
+            if isinstance(line.get("game"), int):
+                game = RatedGame.from_line(line)
+                found[game.number] = game
+        return [found[n] for n in sorted(found)]
+
+    def resume(self, wanted: dict[str, Any], *, seed_given: bool) -> tuple[int, list[RatedGame]]:
+        """The seed to play with and the games already played, when the folder holds a run of
+        the same identity (without ``seed_given``, of any seed); ``UsageError`` when it holds
+        games of another run."""
+        header = self.header()
+        if header is None:
+            if self.games_path.exists() and any(True for _ in read_lines(self.games_path)):
+                raise UsageError(f"{self.games_path} is not the work file of a rate run:"
+                                 " choose another --out")
+            return int(wanted["seed"]), []
+        stored = dict(header["rate"])
+        if not seed_given:
+            wanted = {**wanted, "seed": stored.get("seed")}
+        games = self.games()
+        if stored != wanted:
+            if games:
+                raise UsageError(f"{self.out} holds games of another rate run (another player,"
+                                 " time, ladder or settings): go on with"
+                                 f" `{header.get('command', '?')}`, or choose another --out")
+            self.games_path.unlink()
+            self.checks_path.unlink(missing_ok=True)
+            return int(wanted["seed"]), []
+        return int(stored["seed"]), games
+
+    def begin(self, wanted: dict[str, Any], command: str) -> None:
+        if self.header() is None:
+            self.games_path.unlink(missing_ok=True)
+            append_lines(self.games_path, [json.dumps({"rate": wanted, "command": command})])
+
+    def add(self, game: RatedGame) -> None:
+        append_lines(self.games_path, [json.dumps(game.to_line())])
+
+    def checks(self) -> dict[tuple[int, int], Check]:
+        found = {}
+        for line in read_lines(self.checks_path):
+            try:
+                found[(int(line["game"]), int(line["ply"]))] = Check(
+                    int(line["ply"]), line["critical"], line["kept"], int(line["booked"]),
+                    line.get("best"), line.get("outcome"))
+            except (KeyError, TypeError, ValueError):
+                continue
+        return found
+
+    def add_checks(self, checks: Sequence[tuple[int, Check]]) -> None:
+        append_lines(self.checks_path, [json.dumps(
+            {"game": game, "ply": c.ply, "critical": c.critical, "kept": c.kept,
+             "booked": c.booked, "best": c.best, "outcome": c.outcome}) for game, c in checks])
+
+
+def check_out(out: Path) -> None:
+    """``--out`` as a folder this process can write, checked before any game is played."""
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"--out {out}: exists and is not a folder")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        probe = out / ".write-test"
+        probe.write_text("")
+        probe.unlink()
+    except OSError as exc:
+        raise UsageError(f"--out {out}: cannot write there ({exc.strerror or exc})") from None
+
+
+# --- playing ------------------------------------------------------------------------------------
+
+def rung_spec(rung: Rung) -> Spec:
+    """A rung's checked spec (its spec carries its own time)."""
+    try:
+        return parse_spec(rung.spec)
+    except UsageError as exc:
+        raise UsageError(f"the ladder's rung {rung.name!r}: {exc}") from None
+
+
+def batch_orders(ladder: Ladder, played: Sequence[RatedGame], seed: int, size: int
+                 ) -> list[GameOrder]:
+    """The next batch's games: the rungs near the current estimate, each round of them once
+    with each colour from one random opening; ``size`` games at most."""
+    current = estimate(played, ladder)
+    rungs = next_rungs(ladder, current)
+    number = max((g.number for g in played), default=0) + 1
+    batch = max((g.batch for g in played), default=0) + 1
+    orders: list[GameOrder] = []
+    round_ = 0
+    while len(orders) < size:
+        for index, rung in enumerate(rungs):
+            rng = random.Random(derive_seed(seed, batch, round_, index, -1))
+            opening = random_opening(rng, OPENING_PLIES)
+            for player_first in (True, False):
+                if len(orders) == size:
+                    return orders
+                seeds = (derive_seed(seed, number, 0), derive_seed(seed, number, 1))
+                orders.append(GameOrder(number, batch, rung.name, rung_spec(rung), player_first,
+                                        seeds, opening))
+                number += 1
+        round_ += 1
+    return orders
+
+
+def play_rungs(key: RunKey, ladder: Ladder, played: list[RatedGame], *, games: int,
+               width: float, seed: int, executor: BatchExecutor,
+               record: Callable[[RatedGame], None]) -> list[RatedGame]:
+    """Batches of games until the rule of ``reporting.rated`` stops (``played``: those of an
+    earlier run, extended in place and returned)."""
+    with progress(max(games - len(played), 0), "games against the ladder") as advance:
+        while not done(len(played), games, estimate(played, ladder), width):
+            size = min(batch_size(executor.slots), games - len(played))
+            orders = batch_orders(ladder, played, seed, size)
+            keep = tuple(sorted({order.rung for order in orders}))
+
+            def finished(_args: tuple[object, ...], game: RatedGame) -> None:
+                played.append(game)
+                record(game)
+                advance(1)
+
+            executor.run(play_rated, [(key, order, keep) for order in orders], finished,
+                         on_stopping=announce_stopping("game"))
+            played.sort(key=lambda g: g.number)
+    return played
+
+
+def player_moves(games: Sequence[RatedGame]) -> list[tuple[int, str, int, int]]:
+    """``(game, moves before, column, ply)`` for every move of the rated player."""
+    found = []
+    for game in games:
+        played = "".join(str(c + 1) for c in game.opening)
+        for move in game.record.moves:
+            if move.side == game.player_side:
+                found.append((game.number, played, move.column, move.ply))
+            played += str(move.column + 1)
+    return found
+
+
+def judge_moves(games: Sequence[RatedGame], files: RunFiles | None, executor: BatchExecutor,
+                table_bits: int, seconds: float = REFEREE_SECONDS
+                ) -> dict[tuple[int, int], Check]:
+    """The referee's verdict on every move of the rated player (``reporting.measure``), those
+    already in ``checks.jsonl`` read back, the others judged and kept there."""
+    known = files.checks() if files is not None else {}
+    moves = player_moves(games)
+    todo = [m for m in moves if (m[0], m[3]) not in known]
+    if todo:
+        with progress(len(todo), "moves judged by the referee") as advance:
+            checks = correctness([(before, column, ply) for _, before, column, ply in todo],
+                                 seconds, table_bits, executor, advance)
+        fresh = [(number, check) for (number, *_), check in zip(todo, checks, strict=True)]
+        if files is not None:
+            files.add_checks(fresh)
+        known.update({(number, check.ply): check for number, check in fresh})
+    return {(m[0], m[3]): known[(m[0], m[3])] for m in moves}
+
+
+def player_name(spec: Spec, ladder: Ladder) -> str:
+    """The rated player's name in the games: its label, marked when a rung has the same."""
+    label = spec.label
+    return f"{label} (rated)" if any(rung.name == label for rung in ladder.rungs) else label
+
+
+@dataclass(frozen=True)
+class RateRequest:
+    """What ``agent.py rate PLAYER`` was asked (``reporting.cli`` fills it in)."""
+
+    player: str
+    out: Path
+    games: int = DEFAULT_GAMES
+    seconds: float | None = None
+    width: float = DEFAULT_WIDTH
+    workers: int | None = None
+    scheduler: str | None = None
+    seed: int | None = None
+    ladder: Path | None = None
+    config: str | None = None
+
+
+def command_line(request: RateRequest, seed: int) -> str:
+    """The command that repeats (or goes on with) the run."""
+    import shlex
+
+    parts = ["python", "agent.py", "rate", request.player, "--out", str(request.out),
+             "--games", str(request.games), "--seed", str(seed)]
+    if request.seconds is not None:
+        parts += ["--time", f"{request.seconds:g}"]
+    if request.width != DEFAULT_WIDTH:
+        parts += ["--width", f"{request.width:g}"]
+    if request.workers is not None:
+        parts += ["--workers", str(request.workers)]
+    if request.scheduler is not None:
+        parts += ["--scheduler", request.scheduler]
+    if request.ladder is not None:
+        parts += ["--ladder", str(request.ladder)]
+    if request.config is not None:
+        parts += ["--config", request.config]
+    return shlex.join(parts)
+
+
+def rate(request: RateRequest, settings: Settings) -> int:
+    """Run ``agent.py rate`` (resuming a run in ``request.out``), write its report."""
+    from reporting.rate_document import Rated, print_summary, write_rated
+
+    started = time.monotonic()
+    seconds = settings.agent.seconds_per_move if request.seconds is None else request.seconds
+    spec = parse_spec(request.player, seconds=seconds)
+    if getattr(spec, "kind", None) == "human":
+        raise UsageError("player 'human' cannot be rated: `agent.py play` plays you")
+    ladder = load_ladder(request.ladder)
+    for rung in ladder.rungs:
+        rung_spec(rung)  # every rung checked before a game is played
+    check_out(request.out)
+    files = RunFiles(request.out)
+    key = RunKey(spec, player_name(spec, ladder), settings.agent, settings.solver)
+    fresh_seed = (request.seed if request.seed is not None
+                  else random.SystemRandom().randrange(2**31))
+    seed, played = files.resume(identity(key, seconds, fresh_seed, ladder),
+                                seed_given=request.seed is not None)
+    wanted = identity(key, seconds, seed, ladder)
+    command = command_line(request, seed)
+    if played:
+        print(f"resuming: {len(played)} game(s) already played ({files.games_path})",
+              file=sys.stderr)
+    print(f"rate: {key.name}, {seconds:g} s per move, at most {request.games} games, seed"
+          f" {seed}, into {request.out}", file=sys.stderr)
+    with open_executor(request.workers, request.scheduler) as executor:
+        files.begin(wanted, command)
+        kept_before = len(played)
+        try:
+            play_rungs(key, ladder, played, games=request.games, width=request.width, seed=seed,
+                       executor=executor, record=files.add)
+        except (KeyboardInterrupt, UsageError):
+            print(f"{len(played)} game(s) kept in {files.games_path} ({len(played) - kept_before}"
+                  " new); the same command goes on", file=sys.stderr)
+            raise
+        checks = judge_moves(played, files, executor, settings.solver.table_bits)
+        workers = executor.slots
+    rated = Rated.of(key.name, spec.label, played, checks, ladder, command=command,
+                     budget=seconds, seed=seed, workers=workers, referee_seconds=REFEREE_SECONDS,
+                     elapsed=time.monotonic() - started, review=board_review(settings),
+                     board_command=f"python agent.py board --rated {request.out}",
+                     review_source="rated")
+    written = write_rated(rated, request.out)
+    print_summary(rated)
+    print(f"wrote {', '.join(str(p) for p in written)}", file=sys.stderr)
+    return 0
+
+
+def board_review(settings: Settings) -> str:
+    """The board's address (``[board]`` of the config), where the report's links open."""
+    host = settings.board.host
+    host = f"[{host}]" if ":" in host else host
+    return f"http://{host}:{settings.board.port}/"
