@@ -43,6 +43,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from board import Board  # noqa: E402
+from vocabulary import Mode  # noqa: E402
 
 BANDS = [(0, 8), (9, 12), (13, 16), (17, 20), (21, 26), (27, 41)]
 
@@ -160,7 +161,7 @@ def long_games(rng: random.Random, count: int, plies: int = 40) -> list[str]:
     from settings import AgentSettings
     from timecontrol import Limit
 
-    engine = Engine(AgentSettings(mode="course", table_bits=20))
+    engine = Engine(AgentSettings(mode=Mode.COURSE, table_bits=20))
     engine.warm_up()
     found: list[str] = []
     while len(found) < count:

@@ -226,7 +226,7 @@ class Board:
         return self.to_grid(1 if self.first_player_to_move else -1)
 
     def render(self, to_move_symbol: str = "X", other_symbol: str = "O") -> str:
-        """A text picture, top row first, with 0-based column numbers underneath."""
+        """A text picture, top row first, with the column numbers 1-7 underneath."""
         from board.render import render_rows
 
         return render_rows(self.to_grid(1).tolist(), {1: to_move_symbol, -1: other_symbol, 0: "."})

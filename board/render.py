@@ -1,9 +1,10 @@
 """The board as text: one renderer for every picture of a board the program prints.
 
 Rows are given top first as cells 1, -1 and 0 (the course's grid, or a ``Board``'s), with a
-symbol for each value; the column numbers 0-6 (as the course server counts) are printed
-underneath, and ``last`` puts a ``^`` under the column played last.  ``paint`` may dress a
-symbol (the terminal game colours the discs).
+symbol for each value (X for the player who moved first, O for the second, whatever the
+grid's values).  The column numbers 1-7 (as people read them, and as move strings write them:
+``vocabulary.columns``) are printed underneath, and ``last`` puts a ``^`` under the column
+played last.  ``paint`` may dress a symbol (the terminal game colours the discs).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ def render_rows(rows: Sequence[Sequence[int]], symbols: Mapping[int, str], *,
             symbol = symbols[int(value)]
             cells.append(paint(int(value), symbol) if paint else symbol)
         lines.append(" ".join(cells))
-    lines.append(" ".join(str(c) for c in range(WIDTH)))
+    lines.append(" ".join(str(c + 1) for c in range(WIDTH)))
     if last is not None:
         lines.append(" " * (2 * last) + "^")
     return "\n".join(lines)

@@ -49,11 +49,12 @@ from solver import Move, Solver, discs_to_end
 from solver.book import Book, load_book
 from solver.table import table_bits_problems as solver_table_bits_problems
 from timecontrol import Clock, Limit
+from vocabulary import Mode, OpponentModel, Source
 
 
-def _from_search(result: SearchResult, seconds: float, mode: str) -> Decision:
+def _from_search(result: SearchResult, seconds: float, mode: Mode) -> Decision:
     return Decision(result.column, SearchScore(result.score, result.proven), result.depth,
-                    result.nodes, seconds, result.pv, "search", mode)
+                    result.nodes, seconds, result.pv, Source.SEARCH, mode)
 
 
 def opponent_model_problem(mode: str, opponent_model: str) -> str | None:
@@ -64,7 +65,7 @@ def opponent_model_problem(mode: str, opponent_model: str) -> str | None:
     """
     if opponent_model not in OPPONENT_MODELS:
         return f"unknown opponent model {opponent_model!r}; choose one of {', '.join(OPPONENT_MODELS)}"
-    if opponent_model == "random" and mode != "course":
+    if opponent_model == OpponentModel.RANDOM and mode != Mode.COURSE:
         return ("the random opponent model (expectimax) is for course mode (the heuristic search"
                 " alone); strongest mode plays the book and the solver, which assume a"
                 " best-replying opponent")
@@ -112,16 +113,16 @@ class Engine:
         self.opponent_model = opponent_model
         # The rules agent.py checks the config file by, again for settings from flags or code.
         problems = settings_problems(self.settings, self.solver_settings,
-                                     solving=self.mode == "strongest")
+                                     solving=self.mode == Mode.STRONGEST)
         if problems:
             raise ConfigError("; ".join(problems))
         self.table = TranspositionTable(bits=self.settings.table_bits)
         self.expectimax_table: ExpectimaxTable | None = None
-        if opponent_model == "random":
+        if opponent_model == OpponentModel.RANDOM:
             self.expectimax_table = ExpectimaxTable()
         self.book: Book | None = None
         self.solver: Solver | None = None
-        if self.mode == "strongest":
+        if self.mode == Mode.STRONGEST:
             self.book = load_book(self.solver_settings.book or None)
             self.solver = Solver(self.solver_settings.table_bits, clock=clock, book=self.book)
 
@@ -198,7 +199,7 @@ class Engine:
                     nodes = self._warm_at_book_edge(board.play(col), share_deadline)
                 depth = discs_to_end(found.score, board.moves) if found.exact else 0
                 return Decision(col, ProvenScore(found.score, found.exact), depth, nodes,
-                                self.clock() - start, (col,), "book", self.mode)
+                                self.clock() - start, (col,), Source.BOOK, self.mode)
         if self.solver is not None:
             return self._solve(board, start, share_deadline, deadline)
         return None
@@ -269,5 +270,5 @@ class Engine:
             return None
         depth = discs_to_end(move.score, board.moves) if move.exact else 0
         return Decision(move.column, ProvenScore(move.score, move.exact), depth,
-                        solver.nodes - nodes, self.clock() - start, (move.column,), "solver",
+                        solver.nodes - nodes, self.clock() - start, (move.column,), Source.SOLVER,
                         self.mode)

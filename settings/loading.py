@@ -55,7 +55,7 @@ def _message(error: Any, known: Mapping[str, Any]) -> str:
                  "less_than_equal": "at most", "less_than": "less than"}[kind]
         bound = next(iter(context.values()))
         return f"must be {words} {bound:g}" if isinstance(bound, float) else f"must be {words} {bound}"
-    if kind == "literal_error":
+    if kind in ("literal_error", "enum"):
         return f"must be one of {context.get('expected', '?').replace(' or ', ', ')}"
     if kind == "value_error":
         return str(context.get("error", error["msg"]))

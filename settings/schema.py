@@ -17,6 +17,8 @@ from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+import vocabulary
+
 COURSE_SERVER_URL = "https://vilde.cs.lth.se/edap01-4inarow/"
 # The seconds the course server allows per move (``course.protocol.SERVER_MOVE_LIMIT`` is this
 # value; ``settings`` imports nothing of the project): the safety margin must leave some.
@@ -84,8 +86,9 @@ class ServerSettings(Section):
         return check_server_url(url)
 
 
-MODES = ("course", "strongest")
-Mode = Literal["course", "strongest"]
+MODES = tuple(vocabulary.Mode)
+# Read from TOML as its string (strict mode would take only the enum itself).
+Mode = Annotated[vocabulary.Mode, Field(strict=False)]
 
 
 class AgentSettings(Section):
@@ -96,7 +99,7 @@ class AgentSettings(Section):
     that search.
     """
 
-    mode: Mode = "course"
+    mode: Mode = vocabulary.Mode.COURSE
     seconds_per_move: Seconds = 3.0
     # Kept free of the server's 5 s limit for the network and the reply's handling: with
     # none, the engine would think the whole 5 s and every move would arrive late.

@@ -6,6 +6,6 @@ opening book our own solver computed (``solver.make_book`` builds it) and ``solv
 ``solve`` and ``analyze`` commands.
 """
 
-from solver.solver import Move, Solution, Solver, discs_to_end, outcome
+from solver.solver import Move, Solution, Solver, discs_to_end, outcome, result
 
-__all__ = ["Move", "Solution", "Solver", "discs_to_end", "outcome"]
+__all__ = ["Move", "Solution", "Solver", "discs_to_end", "outcome", "result"]

@@ -34,6 +34,7 @@ from solver.book import Book
 from solver.table import SolverTable, probe
 from timecontrol import Clock, SliceSizer
 from timecontrol.counters import UNLIMITED
+from vocabulary import Outcome, Proven
 
 # A Middle-Easy position (144 nodes): solving it loads the compiled code.
 WARM_UP_POSITION = "5554224333234511764415115"
@@ -67,9 +68,9 @@ class Move:
     exact: bool
 
 
-def outcome(score: int) -> str:
-    """``"win"``, ``"draw"`` or ``"loss"`` for the side to move."""
-    return "win" if score > 0 else "loss" if score < 0 else "draw"
+def outcome(score: int) -> Outcome:
+    """The outcome of Pons' ``score`` for the side to move."""
+    return Outcome.of(score)
 
 
 def discs_to_end(score: int, moves: int) -> int:
@@ -84,6 +85,14 @@ def discs_to_end(score: int, moves: int) -> int:
     winner_first = mover_first if score > 0 else not mover_first
     last_disc = 2 * k - 1 if winner_first else 2 * k  # counted from the empty board
     return last_disc - moves
+
+
+def result(score: int, moves: int, *, exact: bool = True) -> Proven:
+    """Pons' ``score`` for the side to move at a position of ``moves`` discs as a ``Proven``
+    result, the one scale people read (``vocabulary.proven``); with ``exact`` False, ``score``
+    stands for the outcome alone (its sign; a draw's distance is known all the same: the board
+    fills up).  The one conversion from Pons' scale."""
+    return Proven(outcome(score), discs_to_end(score, moves) if exact or score == 0 else None)
 
 
 def _load_solve(*args: int | np.ndarray) -> tuple[int, int]:

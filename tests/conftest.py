@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from localserver.background import LocalCourseServer
+from vocabulary import Mode
 
 if TYPE_CHECKING:
     from engine import Engine
@@ -26,7 +27,7 @@ def engine(request: pytest.FixtureRequest) -> Engine:
     from engine import Engine  # imported here: it loads the compiled search and solver
     from settings import AgentSettings
 
-    engine = Engine(AgentSettings(mode="course", **request.module.ENGINE_SETTINGS))
+    engine = Engine(AgentSettings(mode=Mode.COURSE, **request.module.ENGINE_SETTINGS))
     engine.warm_up()
     return engine
 

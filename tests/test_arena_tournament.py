@@ -40,6 +40,7 @@ from settings import AgentSettings, SolverSettings, UsageError
 from solver.book import BookError
 from tests import reference
 from tests.helpers import grid_of
+from vocabulary import Mode
 
 
 def specs(*names: str) -> list:
@@ -185,7 +186,7 @@ def test_spec_labels() -> None:
 
 
 def test_ours_options_map_onto_the_agent_settings() -> None:
-    configured = AgentSettings(mode="strongest", seconds_per_move=2.0, heuristic="windows5000",
+    configured = AgentSettings(mode=Mode.STRONGEST, seconds_per_move=2.0, heuristic="windows5000",
                                min_depth=4)
     spec = parse_spec("ours:0.5:threats:course")
     assert (spec.seconds, spec.heuristic, spec.mode, spec.max_depth) == (

@@ -41,6 +41,7 @@ from settings import AgentSettings, ServerSettings
 from tests import reference
 from tests.scripted_course import QUOTE_CUT, ScriptedCourse, replayed_grid, serve
 from timecontrol import Limit
+from vocabulary import Mode, Source
 
 KEY = "course-key"
 IDS = ("ab-1111", "cd-2222")
@@ -61,7 +62,7 @@ def scripted() -> Iterator[tuple[ScriptedCourse, str]]:
 def engine() -> Engine:
     # Search only: the client's tests need moves, not the book's or the solver's memory.
     engine = Engine(AgentSettings(seconds_per_move=BUDGET, table_bits=14, min_depth=2,
-                                  mode="course"))
+                                  mode=Mode.COURSE))
     engine.warm_up()
     return engine
 
@@ -439,7 +440,7 @@ class FullColumnEngine:
 
     def choose(self, board: Board, limit: Limit) -> Decision:
         return Decision(column=3, score=SearchScore(0), depth=1, nodes=1, seconds=0.0, pv=(3,),
-                        source="search")
+                        source=Source.SEARCH)
 
 
 def record_running_game(records: Records, server: str, columns: list[int]) -> int:

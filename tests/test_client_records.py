@@ -13,6 +13,7 @@ from board import Board
 from client.mirror import Mirror, resume_problem
 from client.records import ONLINE, RecordError, Records, player_hash
 from engine import Decision, SearchScore
+from vocabulary import Source
 
 IDS = ("ab-secret-1", "cd-secret-2")
 SERVER = "http://127.0.0.1:1/"
@@ -20,7 +21,7 @@ SERVER = "http://127.0.0.1:1/"
 
 def decision(column: int) -> Decision:
     return Decision(column=column, score=SearchScore(7), depth=9, nodes=1234, seconds=0.5,
-                    pv=(column,), source="search")
+                    pv=(column,), source=Source.SEARCH)
 
 
 def grid_after(columns: list[int], we_started: bool) -> tuple[tuple[int, ...], ...]:

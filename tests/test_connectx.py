@@ -26,6 +26,7 @@ from ecosystems.connectx import (
 )
 from ecosystems.submission import write_submission
 from settings import AgentSettings, SolverSettings, UsageError
+from vocabulary import Mode
 
 pytest.importorskip("kaggle_environments")
 
@@ -117,7 +118,7 @@ def test_a_new_game_is_noticed_from_the_position() -> None:
 
 def test_the_archive_holds_main_py_and_what_the_agent_imports(tmp_path: Path) -> None:
     course = write_submission(tmp_path / "course", AgentSettings(), SolverSettings(), None)
-    strongest = write_submission(tmp_path / "strongest", AgentSettings(mode="strongest"),
+    strongest = write_submission(tmp_path / "strongest", AgentSettings(mode=Mode.STRONGEST),
                                  SolverSettings(), 1.0)
     with tarfile.open(course) as archive:
         names = set(archive.getnames())

@@ -13,6 +13,7 @@ from settings import AgentSettings, SolverSettings
 from solver import Solver
 from solver.book import BookError
 from timecontrol import Limit
+from vocabulary import Mode, Source
 
 PONS = Path(__file__).resolve().parent / "data" / "pons"
 
@@ -321,10 +322,11 @@ def test_the_search_does_not_play_a_column_the_solver_proved_losing() -> None:
         losing = sorted(c for c, o in outcomes.items() if o == -1)
         if losing and len(losing) < len(outcomes):
             break
-    searched = Decision(losing[0], SearchScore(0), 3, 0, 0.0, (losing[0],), "search", "strongest")
+    searched = Decision(losing[0], SearchScore(0), 3, 0, 0.0, (losing[0],), Source.SEARCH,
+                        Mode.STRONGEST)
     decision = engine._avoid_proven_loss(board, searched)
     assert decision.column not in losing and outcomes[decision.column] is not None
     assert decision.pv == (decision.column,) and decision.source == "search"
-    fine = Decision(decision.column, SearchScore(0), 3, 0, 0.0, (decision.column,), "search",
-                    "strongest")
+    fine = Decision(decision.column, SearchScore(0), 3, 0, 0.0, (decision.column,), Source.SEARCH,
+                    Mode.STRONGEST)
     assert engine._avoid_proven_loss(board, fine) is fine

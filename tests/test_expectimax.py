@@ -24,6 +24,7 @@ from search.expectimax import (
 from settings import AgentSettings, UsageError
 from timecontrol import Limit
 from timecontrol.counters import new_counters
+from vocabulary import Mode
 
 
 def reference(board: Board, depth: int, ours: bool) -> float:
@@ -178,7 +179,7 @@ def test_the_default_engine_still_plays_alpha_beta() -> None:
 
 def test_the_random_model_is_course_mode_only() -> None:
     with pytest.raises(UsageError, match="course mode"):
-        Engine(AgentSettings(mode="strongest"), opponent_model="random")
+        Engine(AgentSettings(mode=Mode.STRONGEST), opponent_model="random")
     with pytest.raises(UsageError, match="course mode"):
         parse_spec("ours:strongest:random-model")
     with pytest.raises(UsageError, match="second time"):

@@ -21,6 +21,7 @@ from ecosystems.openspiel import (  # noqa: E402  (after the skip: it imports py
     state_from_board,
 )
 from settings import AgentSettings, SolverSettings  # noqa: E402
+from vocabulary import Mode  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -92,7 +93,7 @@ def test_no_loss_against_mcts_with_1000_simulations(game: object, ours: int) -> 
     rng = np.random.RandomState(ours)
     theirs = mcts.MCTSBot(game, 2, 1000, mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=rng),
                           solve=True, random_state=rng)
-    bot = OurBot(game, AgentSettings(mode="course"), SolverSettings(), seconds=0.2)
+    bot = OurBot(game, AgentSettings(mode=Mode.COURSE), SolverSettings(), seconds=0.2)
     bots = [bot, theirs] if ours == 0 else [theirs, bot]
     returns = evaluate_bots(game.new_initial_state(), bots, rng)  # type: ignore[attr-defined]
     assert returns[ours] >= 0, returns

@@ -13,9 +13,10 @@ from pathlib import Path
 import pytest
 
 from board import Board, IllegalMove, bits
-from solver import Solver, core, discs_to_end, outcome
+from solver import Solver, core, discs_to_end, outcome, result
 from solver.book import Book, load_book
 from tests.helpers import random_position
+from vocabulary import Outcome, Proven
 
 ROOT = Path(__file__).resolve().parent.parent
 PONS = ROOT / "tests" / "data" / "pons"
@@ -172,7 +173,8 @@ def test_finished_games_are_refused(solver: Solver) -> None:
 
 
 def test_discs_to_end_and_outcome() -> None:
-    assert outcome(3) == "win" and outcome(0) == "draw" and outcome(-1) == "loss"
+    assert outcome(3) is Outcome.WIN and outcome(0) is Outcome.DRAW
+    assert outcome(-1) is Outcome.LOSS
     # Empty board, +1: the first player wins with its 21st disc, the board's 41st.
     assert discs_to_end(1, 0) == 41
     # "4455" has score 18: the mover (first player) wins with its 4th disc, the 7th disc.
@@ -180,6 +182,16 @@ def test_discs_to_end_and_outcome() -> None:
     # "44455554221" has -15: the opponent (first player) wins with its 7th disc (13th).
     assert discs_to_end(-15, 11) == 2
     assert discs_to_end(0, 40) == 2
+
+
+def test_result_puts_pons_score_on_the_one_scale() -> None:
+    # "4455", +18: the mover wins with the 3rd disc from now, its 2nd move.
+    assert result(18, 4) == Proven(Outcome.WIN, 3)
+    assert result(18, 4).words() == "win in 2 moves"
+    # After 11 discs, -15: the opponent wins with the 2nd disc from now, answering our 1st.
+    assert result(-15, 11).words() == "loss in 1 move"
+    assert result(0, 40).words() == "draw (the board fills up in 1 move)"
+    assert result(1, 0, exact=False).words() == "win (distance not proven)"
 
 
 def test_same_results_without_compilation(solver: Solver) -> None:

@@ -5,6 +5,7 @@ and every package below them use these values instead of bare strings, so one id
 name and one way of being written.  This package is a leaf: it imports nothing of the project.
 """
 
+from vocabulary.columns import column_label, columns_text, side_words, symbol
 from vocabulary.names import (
     MODE_DESCRIPTIONS,
     OPPONENT_MODEL_DESCRIPTIONS,
@@ -13,6 +14,8 @@ from vocabulary.names import (
     Outcome,
     Source,
 )
+from vocabulary.proven import SCALE_NOTE, Proven, scale_note
 
-__all__ = ["MODE_DESCRIPTIONS", "OPPONENT_MODEL_DESCRIPTIONS", "Mode", "OpponentModel", "Outcome",
-           "Source"]
+__all__ = ["MODE_DESCRIPTIONS", "OPPONENT_MODEL_DESCRIPTIONS", "SCALE_NOTE", "Mode",
+           "OpponentModel", "Outcome", "Proven", "Source", "column_label", "columns_text",
+           "scale_note", "side_words", "symbol"]

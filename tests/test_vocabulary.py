@@ -1,0 +1,121 @@
+"""The one way a proven result is written (``vocabulary.Proven``), the column convention, and
+that every scale (Pons' of the book and the solver, the heuristic search's) reaches the same
+words for the same position."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from board import Board
+from engine.decision import ProvenScore, SearchScore
+from search import deepest, iterative_deepening
+from solver import result
+from vocabulary import (
+    Mode,
+    Outcome,
+    Proven,
+    Source,
+    column_label,
+    columns_text,
+    scale_note,
+    side_words,
+    symbol,
+)
+
+PONS = Path(__file__).parent / "data" / "pons" / "Test_L3_R1"
+
+
+@pytest.mark.parametrize(("proven", "words", "short"), [
+    (Proven(Outcome.WIN, 1), "win in 1 move", "+1"),
+    (Proven(Outcome.WIN, 5), "win in 3 moves", "+3"),
+    (Proven(Outcome.WIN, 41), "win in 21 moves", "+21"),
+    (Proven(Outcome.LOSS, 2), "loss in 1 move", "\u22121"),
+    (Proven(Outcome.LOSS, 6), "loss in 3 moves", "\u22123"),
+    # A draw: the side to move's moves until the board is full, odd or even cells left.
+    (Proven(Outcome.DRAW, 1), "draw (the board fills up in 1 move)", "="),
+    (Proven(Outcome.DRAW, 5), "draw (the board fills up in 3 moves)", "="),
+    (Proven(Outcome.DRAW, 6), "draw (the board fills up in 3 moves)", "="),
+    (Proven(Outcome.WIN), "win (distance not proven)", "win"),
+    (Proven(Outcome.LOSS), "loss (distance not proven)", "loss"),
+])
+def test_the_renderer_table(proven: Proven, words: str, short: str) -> None:
+    assert proven.words() == words
+    assert str(proven) == words
+    assert proven.short() == short
+
+
+@pytest.mark.parametrize(("outcome", "discs"), [
+    (Outcome.WIN, 2), (Outcome.WIN, 0), (Outcome.LOSS, 1), (Outcome.LOSS, 3),
+    (Outcome.DRAW, 0)])
+def test_a_distance_the_outcome_cannot_have_is_refused(outcome: Outcome, discs: int) -> None:
+    # A win ends on one of the mover's discs (odd distances), a loss on the opponent's (even).
+    with pytest.raises(ValueError):
+        Proven(outcome, discs)
+
+
+@pytest.mark.parametrize(("score", "moves", "words"), [
+    # First player to move (even discs on the board).
+    (1, 0, "win in 21 moves"),                 # the empty board: X's 21st disc, the 41st
+    (18, 4, "win in 2 moves"),                 # "4455": X completes four with its 2nd move
+    (21, 0, "win in 1 move"),                  # Pons' largest win: at once
+    (-3, 2, "loss in 18 moves"),               # O (k = 19) wins on the 38th disc
+    # Second player to move (odd discs).
+    (-1, 1, "loss in 20 moves"),               # after "4": X wins on the 41st disc
+    (-15, 11, "loss in 1 move"),               # X (k = 7) wins on the 13th disc
+    (2, 1, "win in 20 moves"),                 # O (k = 20) wins on the 40th disc
+    (0, 1, "draw (the board fills up in 21 moves)"),
+    (0, 40, "draw (the board fills up in 1 move)"),
+])
+def test_pons_score_converts_for_either_player(score: int, moves: int, words: str) -> None:
+    assert result(score, moves).words() == words
+    assert ProvenScore(score).words(moves) == words
+
+
+def test_an_outcome_alone_has_no_distance_but_a_draw_fills_the_board() -> None:
+    assert result(5, 10, exact=False) == Proven(Outcome.WIN)
+    assert result(-1, 11, exact=False).words() == "loss (distance not proven)"
+    assert result(0, 30, exact=False) == Proven(Outcome.DRAW, 12)
+
+
+def test_search_and_solver_give_the_same_words_for_the_same_position() -> None:
+    """Positions of Pons' End-Easy set: wherever the heuristic search proves the result, its
+    words are the solver's (Pons' score from the set)."""
+    proven: list[tuple[int, Outcome]] = []
+    for line in PONS.read_text().splitlines()[:40]:
+        moves, score = line.split()
+        board = Board.from_moves(moves)
+        found = deepest(iterative_deepening(board, time.perf_counter() + 0.3))
+        searched = SearchScore(found.score, found.proven)
+        if not searched.proven:
+            continue
+        solved = ProvenScore(int(score))
+        assert searched.result(board.moves) == solved.result(board.moves), moves
+        assert searched.words(board.moves) == solved.words(board.moves)
+        proven.append((board.moves % 2, solved.outcome))
+    # Both players to move, wins and losses, were among them.
+    assert {parity for parity, _ in proven} == {0, 1}
+    assert {Outcome.WIN, Outcome.LOSS} <= {outcome for _, outcome in proven}
+
+
+def test_an_estimate_is_not_worded_as_a_result() -> None:
+    assert SearchScore(-37).result(10) is None
+    assert SearchScore(-37).words(10) == "-37 (heuristic)"
+    # Seen to the end without a win: a draw, the board filled.
+    assert SearchScore(0, True).words(41) == "draw (the board fills up in 1 move)"
+
+
+def test_columns_for_people_are_1_to_7_and_x_moved_first() -> None:
+    assert [column_label(c) for c in range(7)] == list("1234567")
+    assert columns_text([3, 3, 4, 2]) == "4 4 5 3"
+    assert symbol(True) == "X" and symbol(False) == "O"
+    assert side_words(True) == "X (first)" and side_words(False) == "O (second)"
+    assert scale_note("X", "O").startswith("'win in 3 moves': X's 3rd move from now wins")
+
+
+def test_the_names_compare_equal_to_their_strings() -> None:
+    # The JSON and the record keep the strings they had.
+    assert Mode.STRONGEST == "strongest" and Source.BOOK == "book"
+    assert Outcome.of(-7) is Outcome.LOSS and -Outcome.WIN is Outcome.LOSS
