@@ -40,7 +40,7 @@ from commandline import (
     whole,
     workers_option,
 )
-from ecosystems.players import SPEC_HELP, parse_spec
+from ecosystems.players import SPEC_HELP, parse_spec, split_specs
 from engine.games import PlayedMove
 from engine.overrides import with_mode
 from engine.players import OursPlayer
@@ -88,8 +88,7 @@ def tournament_command(options: TournamentOptions, context: Context) -> int:
     # The one place a tournament's time is read: an ``ours`` without one plays --time, else
     # the configured time per move, and carries it in its spec to the workers.
     seconds = settings.agent.seconds_per_move if options.time is None else options.time
-    specs = [parse_spec(part, seconds=seconds) for part in options.players.split(",")
-             if part.strip()]
+    specs = [parse_spec(part, seconds=seconds) for part in split_specs(options.players)]
     games = options.games
     if games is None:
         games = 2 * 7**options.opening_plies if options.every_opening else DEFAULT_GAMES

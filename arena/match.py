@@ -5,7 +5,9 @@
 with the wall clock, and stops at four in a row or a full board.  A player that answers with an
 impossible column, or whose ``choose`` raises, loses the game there (recorded as a forfeit with
 the reason) instead of stopping a tournament of hundreds of games; only a person quitting
-(``GameAbandoned``) or Ctrl-C ends a game without a result.
+(``GameAbandoned``) or Ctrl-C ends a game without a result.  An outside agent's fault
+(``outside.AgentFault``: late, illegal, not a column, a crash...) is such a forfeit too, its
+``FaultKind`` the game's reason and its words the detail.
 
 The arena plays the real rules: four in a row wins even when it fills the last cell.  (The
 course environment scores that case as a draw; it can only turn one of our losses into a draw
@@ -23,12 +25,21 @@ from typing import Any
 from board import WIDTH, Board
 from engine.games import PlayedMove
 from engine.players import Player
+from outside.faults import AgentFault, FaultKind
 
-# PlayedGame.reason values
+# PlayedGame.reason values; beside these, an outside agent's FaultKind values (late, crashed...)
 FOUR = "four"          # the winner connected four
 FULL = "full"          # the board filled up: a draw
 ILLEGAL = "illegal"    # the loser answered with a column it could not play
 ERROR = "error"        # the loser's choose() raised
+ENDINGS = (FOUR, FULL)  # the reasons of games the board decided; any other is a forfeit
+assert {ILLEGAL, ERROR} <= {kind.value for kind in FaultKind}  # one name for one fault
+
+
+def is_forfeit(reason: str) -> bool:
+    """True for the reason of a game lost by a fault (an illegal move, a crash, an outside
+    agent's late move...) rather than decided on the board."""
+    return reason not in ENDINGS
 
 
 class GameAbandoned(Exception):
@@ -40,8 +51,8 @@ class PlayedGame:
     """A finished game: who played, every legal move, and how it ended.
 
     ``winner`` is 0 (the first player), 1 (the second) or None (a draw).  For a forfeit
-    (``reason`` ``illegal`` or ``error``) ``detail`` says what the loser did; its last answer
-    is not among ``moves``.
+    (``reason`` ``illegal``, ``error`` or another ``FaultKind``: ``is_forfeit``) ``detail``
+    says what the loser did; its last answer is not among ``moves``.
     """
 
     first: str
@@ -116,6 +127,9 @@ def play_game(
             column = player.choose(loop.board)
         except GameAbandoned:
             raise
+        except AgentFault as fault:  # an outside agent's fault, in its own words
+            seconds = fault.seconds if fault.seconds is not None else clock() - began
+            return loop.record(1 - side, fault.kind.value, fault.detail, seconds)
         except Exception as exc:  # a broken player loses its game, the tournament goes on
             return loop.record(1 - side, ERROR, f"{type(exc).__name__}: {exc}", clock() - began)
         seconds, cpu_seconds = clock() - began, time.process_time() - began_cpu
@@ -150,6 +164,7 @@ def _illegal(board: Board, column: object) -> str:
 
 
 __all__ = [
+    "ENDINGS",
     "ERROR",
     "FOUR",
     "FULL",
@@ -157,5 +172,6 @@ __all__ = [
     "GameAbandoned",
     "MoveObserver",
     "PlayedGame",
+    "is_forfeit",
     "play_game",
 ]

@@ -122,7 +122,22 @@ def _report_parts(summary: Summary) -> list[RenderableType]:
                                _standing_rows(summary.overall, forfeits=True))), "",
               Text("Moves (seconds measured by the arena around each move)", style="bold"),
               _indented(_table(MOVE_HEADERS, _move_rows(summary.moves)))]
+    faults = summary.faults
+    if faults:
+        parts += ["", Text(f"Games lost by a fault: {len(faults)}", style="bold"),
+                  _indented(_table(FAULT_HEADERS, _fault_rows(faults[:FAULTS_SHOWN])))]
+        if len(faults) > FAULTS_SHOWN:
+            parts.append(Text(f"  ... and {len(faults) - FAULTS_SHOWN} more (all of them in the"
+                              " JSON and in report.md)"))
     return parts
+
+
+FAULT_HEADERS = ["game", "lost by", "fault", "what it did"]
+FAULTS_SHOWN = 20  # in the terminal
+
+
+def _fault_rows(faults: Sequence[tuple[int, str, str, str]]) -> list[list[str]]:
+    return [[str(game), player, reason, detail] for game, player, reason, detail in faults]
 
 
 def _print_parts(summary: Summary, out: Console) -> None:
@@ -173,7 +188,7 @@ def markdown_report(summary: Summary, command: str | None, figures: Sequence[str
     lines += _markdown_table([*STANDING_HEADERS, "forfeits"],
                              _standing_rows(summary.overall, forfeits=True))
     lines += ["", "W-D-L are wins, draws and losses; score = (wins + draws / 2) / games; a forfeit "
-              "is a game lost by an illegal move or a crash.", "", "## Pairings", ""]
+              "is a game lost by a fault: an illegal move, a crash, a late move...", "", "## Pairings", ""]
     for pairing in summary.pairings:
         lines += [f"### {pairing.a.player} vs {pairing.b.player}", ""]
         lines += _markdown_table(STANDING_HEADERS,
@@ -181,6 +196,12 @@ def markdown_report(summary: Summary, command: str | None, figures: Sequence[str
         lines.append("")
     lines += ["## Moves", ""]
     lines += _markdown_table(MOVE_HEADERS, _move_rows(summary.moves))
+    faults = summary.faults
+    if faults:
+        lines += ["", "## Faults", "", "Games lost by a fault (game number as in `games.jsonl`;"
+                  " the kinds are in docs/outside-agents.md):", ""]
+        lines += _markdown_table(FAULT_HEADERS, [[cell.replace("|", "\\|") for cell in row]
+                                                 for row in _fault_rows(faults)])
     slow = [m for m in summary.moves if m.seconds]
     if slow:
         lines += ["", "Slowest move of each player (game number as in `games.jsonl`, move = disc "

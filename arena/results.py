@@ -11,9 +11,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.match import ERROR, ILLEGAL
+from arena.match import is_forfeit
 from arena.tournament import TournamentGame, TournamentPlan
-from ecosystems.players import is_ours
+from ecosystems.players import is_ours, is_outside
 from engine.games import PlayedMove, Tally
 
 # A move slower than its budget by more than this misses the project's timing target.
@@ -30,15 +30,19 @@ class Standing:
     player: str
     as_first: Tally = field(default_factory=Tally)
     as_second: Tally = field(default_factory=Tally)
-    forfeits: int = 0  # games this player lost by an illegal move or a crash
+    forfeits: int = 0  # games this player lost by an illegal move, a crash, a late move...
+    faults: Counter[str] = field(default_factory=Counter)  # those games by reason
 
     @property
     def total(self) -> Tally:
         return self.as_first + self.as_second
 
-    def add(self, started: bool, points: float, forfeit: bool) -> None:
+    def add(self, started: bool, points: float, fault: str | None) -> None:
+        """One game: ``fault`` is the reason of a game this player forfeited, else None."""
         (self.as_first if started else self.as_second).add(points)
-        self.forfeits += forfeit
+        if fault is not None:
+            self.forfeits += 1
+            self.faults[fault] += 1
 
     def to_dict(self) -> dict[str, Any]:
         total = self.total
@@ -50,6 +54,7 @@ class Standing:
             "as_second": self.as_second.to_dict(),
             "score_rate": round(total.score_rate, 4),
             "forfeits": self.forfeits,
+            "faults": dict(sorted(self.faults.items())),
         }
 
 
@@ -164,6 +169,17 @@ class Summary:
     workers: int
     elapsed: float
 
+    @property
+    def faults(self) -> list[tuple[int, str, str, str]]:
+        """The games lost by a fault, in plan order: (game, player, reason, detail)."""
+        found = []
+        for outcome in self.outcomes:
+            record = outcome.record
+            if record.winner is not None and is_forfeit(record.reason):
+                loser = record.second if record.winner == 0 else record.first
+                found.append((outcome.task.index, loser, record.reason, record.detail))
+        return found
+
     def to_dict(self) -> dict[str, Any]:
         """The JSON object of ``agent.py tournament --json``."""
         plan = self.plan
@@ -179,6 +195,8 @@ class Summary:
             "pairings": [p.to_dict() for p in self.pairings],
             "overall": [s.to_dict() for s in self.overall],
             "moves": [m.to_dict() for m in self.moves],
+            "faults": [{"game": game, "player": player, "reason": reason, "detail": detail}
+                       for game, player, reason, detail in self.faults],
         }
 
 
@@ -187,8 +205,8 @@ def summarize(plan: TournamentPlan, outcomes: list[TournamentGame], *, workers: 
     labels = plan.labels
     pairings = [PairingResult(Standing(labels[a]), Standing(labels[b])) for a, b in plan.pairings]
     overall = [Standing(label) for label in labels]
-    # our players' budget: make_plan refuses an ``ours`` spec without its time per move
-    moves = [MoveStats(label, spec.seconds if is_ours(spec) else None)
+    # the players' budget: make_plan refuses an ``ours`` or outside spec without its time
+    moves = [MoveStats(label, spec.seconds if is_ours(spec) or is_outside(spec) else None)
              for spec, label in zip(plan.specs, labels, strict=True)]
 
     for outcome in outcomes:
@@ -200,10 +218,11 @@ def summarize(plan: TournamentPlan, outcomes: list[TournamentGame], *, workers: 
                 points = 0.5
             else:
                 points = 1.0 if record.winner == side else 0.0
-            forfeit = record.reason in (ILLEGAL, ERROR) and record.winner == 1 - side
+            lost = is_forfeit(record.reason) and record.winner == 1 - side
+            fault = record.reason if lost else None
             standing = pairing.a if player == task.a else pairing.b
-            standing.add(side == 0, points, forfeit)
-            overall[player].add(side == 0, points, forfeit)
+            standing.add(side == 0, points, fault)
+            overall[player].add(side == 0, points, fault)
         for move in record.moves:
             moves[sides[move.side]].add(move, task.index)
     return Summary(plan, outcomes, pairings, overall, moves, workers, elapsed)

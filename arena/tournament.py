@@ -36,8 +36,9 @@ from dataclasses import dataclass, field
 from arena.match import PlayedGame, play_game
 from batch import BatchExecutor, default_workers, open_executor, worker_state
 from board import Board
-from ecosystems.players import Spec, build_player, is_ours
+from ecosystems.players import Spec, build_player, is_ours, is_outside
 from engine.players import Player
+from outside import end_game
 from search.bot import random_move
 from settings import AgentSettings, SolverSettings, UsageError
 
@@ -143,7 +144,7 @@ def make_plan(
     if seed is None:
         seed = random.SystemRandom().randrange(2**31)
     for spec in specs:
-        if is_ours(spec):
+        if is_ours(spec) or is_outside(spec):
             spec.move_seconds()  # refused here, not in a worker after the pool has started
     totals = Counter(spec.label for spec in specs)
     seen: Counter[str] = Counter()
@@ -242,9 +243,10 @@ class _Roster:
             spec = self.plan.specs[index]
             rng = random.Random()
             player = build_player(spec, rng=rng, agent=self.plan.agent, solver=self.plan.solver)
-            if spec.kind != "ours":  # ours warms up when it is built
+            if spec.kind != "ours" and not is_outside(spec):  # ours warms up when built
                 # The first call loads the compiled search from the disk cache (a few tenths
                 # of a second): done here, so that it does not count as the time of a move.
+                # (An outside agent's first move is its own: a ConnectX file loads in it.)
                 player.choose(Board.from_moves("44"))
             self.built[index] = (player, rng)
         return self.built[index]
@@ -265,8 +267,12 @@ def play_task(plan: TournamentPlan, task: GameTask) -> TournamentGame:
     first.new_game()
     second.new_game()
     start = Board.from_moves(task.opening, one_based=False) if task.opening else None
-    record = play_game(first, second, names=(plan.labels[task.first], plan.labels[task.second]),
-                       start=start)
+    try:
+        record = play_game(first, second, start=start,
+                           names=(plan.labels[task.first], plan.labels[task.second]))
+    finally:  # an outside agent's process does not wait for the next game
+        end_game(first)
+        end_game(second)
     return TournamentGame(task, record)
 
 

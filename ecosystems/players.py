@@ -6,7 +6,10 @@ Specs (beside ``engine.players``'s ``ours``, ``bot``, ``seed``, ``random``, ``hu
   with the ConnectX observation of our board (``ecosystems.connectx.observation_of``);
 - ``openspiel:mcts[:N]``: OpenSpiel's ``MCTSBot`` with N simulations (default 1,000) and a
   random-rollout evaluator, uct_c 2, ``solve=True`` (as OpenSpiel's own example), from a state
-  of our board (``ecosystems.openspiel.state_from_board``).
+  of our board (``ecosystems.openspiel.state_from_board``);
+- ``connectx:PATH[:SECONDS][:python=PATH]`` and ``program:"COMMAND ARGS"[:SECONDS]``: agents
+  from outside, each in a process of its own (``outside``; ``docs/outside-agents.md``); a
+  ConnectX file is given the observation ``ecosystems.connectx.observation_of`` makes.
 
 Their random choices are drawn from the player's ``rng``, so a tournament's seed repeats them.
 A spec whose package is missing is refused when it is parsed, in one line naming the extra
@@ -30,13 +33,18 @@ from engine.players import SPEC_HELP as ENGINE_SPEC_HELP
 from engine.players import Player, PlayerSpec
 from engine.players import build_player as build_engine_player
 from engine.players import parse_spec as parse_engine_spec
+from outside import KINDS as OUTSIDE_KINDS
+from outside import SPEC_HELP as OUTSIDE_SPEC_HELP
+from outside import OutsideSpec, build_outside, parse_outside_spec
+from outside import split_specs as split_specs  # the front ends split their lists with it
 from settings import AgentSettings, SolverSettings, UsageError
 
 KAGGLE_BOTS = ("negamax", "random")
 DEFAULT_SIMULATIONS = 1000
 MAX_SIMULATIONS = 1_000_000
 UCT_C = 2.0
-SPEC_HELP = f"{ENGINE_SPEC_HELP}; kaggle:negamax, kaggle:random or openspiel:mcts[:N]"
+SPEC_HELP = (f"{ENGINE_SPEC_HELP}; kaggle:negamax, kaggle:random or openspiel:mcts[:N];"
+             f" {OUTSIDE_SPEC_HELP}")
 # the module each foreign kind needs (``ecosystems.extras``)
 MODULES = {"kaggle": "kaggle_environments", "openspiel": "pyspiel"}
 
@@ -58,12 +66,17 @@ class ForeignSpec:
         return f"{self.kind}:{self.bot}"
 
 
-Spec = PlayerSpec | ForeignSpec
+Spec = PlayerSpec | ForeignSpec | OutsideSpec
 
 
 def is_ours(spec: Spec) -> TypeGuard[PlayerSpec]:
     """True for a spec of our engine (``ours...``)."""
     return isinstance(spec, PlayerSpec) and spec.kind == "ours"
+
+
+def is_outside(spec: Spec) -> TypeGuard[OutsideSpec]:
+    """True for a spec of an agent from outside (``connectx:``, ``program:``)."""
+    return isinstance(spec, OutsideSpec)
 
 
 def _parse_foreign(spec: str, kind: str, params: list[str]) -> ForeignSpec:
@@ -86,12 +99,16 @@ def _parse_foreign(spec: str, kind: str, params: list[str]) -> ForeignSpec:
     return ForeignSpec("openspiel", "mcts", simulations)
 
 
-def parse_spec(spec: str, *, seconds: float | None = None) -> Spec:
-    """Check a spec: another arena's bot here, anything else by ``engine.players.parse_spec``
-    (``seconds``: the default time of ``ours``).  Raises ``UsageError`` naming the bad spec,
-    or the extra to install for a bot whose package is missing."""
+def parse_spec(spec: str, *, seconds: float | None = None, python: str | None = None) -> Spec:
+    """Check a spec: another arena's bot here, an outside agent by ``outside``, anything else
+    by ``engine.players.parse_spec`` (``seconds``: the default time of ``ours`` and of the
+    outside agents; ``python``: the default interpreter of a ``connectx:`` file, a front end's
+    ``--python``).  Raises ``UsageError`` naming the bad spec, or the extra to install for a
+    bot whose package is missing."""
     name, *params = spec.strip().split(":")
     kind = name.strip().lower()
+    if kind in OUTSIDE_KINDS:
+        return parse_outside_spec(spec, seconds=seconds, python=python)
     if kind in ENGINE_KINDS:
         return parse_engine_spec(spec, seconds=seconds)
     if kind not in MODULES:
@@ -109,6 +126,11 @@ def build_player(spec: Spec, *, rng: random.Random | None = None,
     rng = rng or random.Random()
     if isinstance(spec, PlayerSpec):
         return build_engine_player(spec, rng=rng, agent=agent, solver=solver)
+    if isinstance(spec, OutsideSpec):
+        from ecosystems.connectx import observation_of
+
+        return build_outside(spec, observe=lambda board, overage: observation_of(
+            board, overage=overage))
     if spec.kind == "kaggle":
         return KagglePlayer(spec.bot, rng)
     return MCTSPlayer(spec.simulations, rng)

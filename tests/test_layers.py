@@ -16,6 +16,7 @@ LAYERS: list[set[str]] = [
     {"heuristics", "batch", "commandline"},
     {"search", "solver"},
     {"engine", "training"},
+    {"outside"},
     {"course", "ecosystems"},
     {"client", "localserver", "arena"},
     {"reporting", "analysisboard"},

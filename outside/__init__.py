@@ -1,0 +1,49 @@
+"""Players from outside: agents we did not write, each in a process of its own, with limits.
+
+- ``connectx:PATH``: a Kaggle ConnectX agent file, loaded and judged as Kaggle does
+  (``outside.connectx``, run by ``outside/connectx_worker.py`` under any Python);
+- ``program:COMMAND``: any executable speaking our line protocol (``outside.program``,
+  ``docs/outside-agents.md``).
+
+Whatever such an agent does wrong (late, illegal, not a column, a crash, its end, a flood of
+output) is an ``AgentFault`` of a typed ``FaultKind`` raised from its ``choose``: the arena
+records the game as its loss with that reason (``arena.match``).  Its process and whatever it
+started are killed at once (``outside.process``), at the end of each game (``end_game``), and
+at the latest when our process exits.  ``ecosystems.players``, which knows every kind of spec,
+parses these (``outside.specs``) and builds them (``build_outside``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from board import Board
+from outside.connectx import ConnectXPlayer
+from outside.faults import FAULT_KINDS, AgentFault, FaultKind
+from outside.program import ProgramPlayer
+from outside.specs import KINDS, SPEC_HELP, OutsideSpec, parse_outside_spec, split_specs
+
+OutsidePlayer = ConnectXPlayer | ProgramPlayer
+
+
+def build_outside(spec: OutsideSpec, *,
+                  observe: Callable[[Board, float], dict[str, Any]]) -> OutsidePlayer:
+    """The player of a checked spec, called by its label.  ``observe(board, overage)`` is the
+    ConnectX observation of a position (``ecosystems.connectx.observation_of``)."""
+    if spec.kind == "connectx":
+        return ConnectXPlayer(spec.target, seconds=spec.move_seconds(), observe=observe,
+                              python=spec.python, name=spec.label)
+    return ProgramPlayer(spec.target, seconds=spec.move_seconds(), name=spec.label)
+
+
+def end_game(player: object) -> None:
+    """End an outside player's process after a game (nothing for any other player): call it
+    when a game is over, so no process waits for the next one."""
+    if isinstance(player, ConnectXPlayer | ProgramPlayer):
+        player.end_game()
+
+
+__all__ = ["FAULT_KINDS", "KINDS", "SPEC_HELP", "AgentFault", "ConnectXPlayer", "FaultKind",
+           "OutsidePlayer", "OutsideSpec", "ProgramPlayer", "build_outside", "end_game",
+           "parse_outside_spec", "split_specs"]

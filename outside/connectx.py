@@ -1,0 +1,222 @@
+"""A Kaggle ConnectX agent file as a player (``connectx:PATH``), in a process of its own and
+judged by Kaggle's rules.
+
+Each game starts a fresh worker process (``outside/connectx_worker.py``, under our Python or the
+spec's ``python=``), as each Kaggle episode loads the file afresh.  The file is loaded inside the
+first move and its time counts against that move, as on Kaggle.  Every move is called with the
+ConnectX observation of our position (``observe``: ``ecosystems.connectx.observation_of``,
+handed in by ``ecosystems.players``, which sits above this package) and a configuration of
+rows 6, columns 7, inarow 4 and ``actTimeout`` the player's seconds per move.
+
+Kaggle's verdicts, reproduced (``kaggle_verdict``; kaggle-environments 1.x, ``../shared/ARENAS.md``):
+
+- a move longer than ``actTimeout`` is charged to the overage (60 s a game); a move that needs
+  more than what is left loses on time (TIMEOUT: ``FaultKind.LATE``).  The worker times the load
+  and the call as Kaggle does; a move is cut off once ``actTimeout`` and the overage have
+  passed (Kaggle waits for it, with the same verdict);
+- the action must pass the schema ``{"type": "integer", "minimum": 0}`` after a None is
+  replaced by its default 0: a Python ``int`` (``True`` is no integer there), or a float
+  with no fraction; anything else, a ``numpy.int64`` included, is INVALID (``NOT_A_COLUMN``);
+  None plays column 0;
+- then the column must be below 7 and not full (INVALID: ``ILLEGAL``); a float 0.0-6.0 that
+  passed the schema then indexes the board and kaggle-environments' ``env.run`` stops with a
+  TypeError (the episode has no result): a loss here (``NOT_A_COLUMN``), with those words;
+- an exception from the agent, or from loading its file, is ERROR (``FaultKind.ERROR``).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from board import WIDTH, Board
+from outside.faults import AgentFault, FaultKind
+from outside.process import Child, Limits
+
+WORKER = Path(__file__).with_name("connectx_worker.py")
+OVERAGE = 60.0  # seconds a game, as Kaggle gives each agent
+STARTUP_SECONDS = 30.0  # for the interpreter to start (not charged to the agent)
+CUTOFF_SLACK = 1.0  # seconds past actTimeout + overage before a move is cut off (the pipes' time)
+MAX_MOVES = 21  # an agent's moves in one game
+EPISODE_STEPS = 1000
+RUN_TIMEOUT = 1200
+
+Observe = Callable[[Board, float], dict[str, Any]]
+
+
+def configuration(seconds: float) -> dict[str, Any]:
+    """The ConnectX configuration an agent is given: Connect Four, ``seconds`` per move."""
+    return {"rows": 6, "columns": WIDTH, "inarow": 4, "actTimeout": seconds,
+            "timeout": seconds, "agentTimeout": OVERAGE, "episodeSteps": EPISODE_STEPS,
+            "runTimeout": RUN_TIMEOUT}
+
+
+def connectx_limits(seconds: float) -> Limits:
+    """A game's processor time: every move at ``actTimeout``, the whole overage, and 10 s for
+    the interpreter's start."""
+    return Limits(cpu_seconds=math.ceil(MAX_MOVES * seconds + OVERAGE + 10))
+
+
+def kaggle_verdict(returned: dict[str, Any], board: Board) -> int:
+    """The column Kaggle plays for what the agent returned (the worker's description), or
+    ``AgentFault`` with Kaggle's verdict in words."""
+    kind, name, text = returned.get("kind"), returned.get("type", "?"), returned.get("repr", "?")
+    value = returned.get("value")
+    if kind == "none":
+        column = 0
+        if not board.can_play(column):
+            raise AgentFault(FaultKind.ILLEGAL, "returned None: Kaggle plays its default action,"
+                             " column 0, which is full: an invalid action (INVALID)")
+        return column
+    if kind == "bool":
+        raise AgentFault(FaultKind.NOT_A_COLUMN, f"returned {text} (bool): Kaggle's action schema"
+                         " wants an integer and a bool is not one: an invalid action (INVALID)")
+    if kind == "float":
+        if value is None or not float(value).is_integer() or value < 0:
+            raise AgentFault(FaultKind.NOT_A_COLUMN, f"returned {text} (float): Kaggle's action"
+                             " schema wants a whole number from 0: an invalid action (INVALID)")
+        if value >= WIDTH:
+            raise AgentFault(FaultKind.ILLEGAL, f"returned {text} (float): column out of range"
+                             f" 0-{WIDTH - 1}: an invalid action (INVALID)")
+        raise AgentFault(FaultKind.NOT_A_COLUMN, f"returned {text} (float): Kaggle's schema lets"
+                         " a whole float through, then its rules index the board with it and"
+                         " env.run stops with a TypeError (no result for the episode); return an"
+                         " int")
+    if kind != "int":
+        why = ("its action schema wants a Python int" if name.startswith("numpy.")
+               else "its action schema wants an integer")
+        raise AgentFault(FaultKind.NOT_A_COLUMN, f"returned {name} {text}: Kaggle rejects it as"
+                         f" an invalid action ({why}; INVALID)")
+    column = int(value) if isinstance(value, int) else -1
+    if not 0 <= column < WIDTH:
+        raise AgentFault(FaultKind.ILLEGAL, f"returned {text}: column out of range 0-{WIDTH - 1}:"
+                         " an invalid action (INVALID)")
+    if not board.can_play(column):
+        raise AgentFault(FaultKind.ILLEGAL, f"returned {column}, a full column: an invalid action"
+                         " (INVALID)")
+    return column
+
+
+class ConnectXPlayer:
+    """A ConnectX agent file in its own process (see the module's docstring).
+
+    ``seconds``: its ``actTimeout``; ``python``: the interpreter (None: ours); ``name``: its
+    label in tables.  ``overage`` is what is left of the current game's; ``log`` what the
+    agent printed in its last move (the first 1,024 characters, as Kaggle keeps them).
+    """
+
+    def __init__(self, path: str, *, seconds: float, observe: Observe, python: str | None = None,
+                 name: str | None = None) -> None:
+        self.path = str(Path(path).resolve())
+        self.seconds = seconds
+        self.python = python or sys.executable
+        self.name = name or f"connectx:{path}"
+        self.overage = OVERAGE
+        self.log = ""
+        self._observe = observe
+        self._child: Child | None = None
+        self._pending: AgentFault | None = None
+
+    def new_game(self) -> None:
+        """A fresh process for the new game (the last one's ended).  A process that cannot be
+        started or does not say it is ready is the first move's fault."""
+        self.end_game()
+        self.overage = OVERAGE
+        self._pending = None
+        try:
+            child = Child([self.python, "-u", str(WORKER), self.path],
+                          limits=connectx_limits(self.seconds))
+        except OSError as exc:
+            self._pending = AgentFault(FaultKind.CRASHED, f"could not start {self.python}:"
+                                       f" {exc.strerror or exc}")
+            return
+        self._child = child
+        try:
+            line = child.read_line(time.monotonic() + STARTUP_SECONDS, where="while starting")
+        except AgentFault as fault:
+            self._pending = fault
+            self.end_game()
+            return
+        if line is None or not line.startswith("{"):
+            self._pending = AgentFault(
+                FaultKind.CRASHED if line is None else FaultKind.PROTOCOL,
+                f"its worker did not start within {STARTUP_SECONDS:g} s" if line is None
+                else f"its worker said {line[:200]!r} instead of being ready")
+            self.end_game()
+
+    def end_game(self) -> None:
+        """End the game's process (and anything it started)."""
+        if self._child is not None:
+            self._child.finish()
+            self._child = None
+
+    def close(self) -> None:
+        self.end_game()
+
+    def _kill(self) -> None:
+        """End the process at once (after a fault: it is not asked to quit)."""
+        if self._child is not None:
+            self._child.kill()
+            self._child = None
+
+    def choose(self, board: Board) -> int:
+        if self._pending is not None:
+            fault, self._pending = self._pending, None
+            raise fault
+        if self._child is None:
+            self.new_game()
+            return self.choose(board)
+        try:
+            return self._move(self._child, board)
+        except AgentFault:
+            self._kill()
+            raise
+
+    def _move(self, child: Child, board: Board) -> int:
+        request = {"observation": self._observe(board, self.overage),
+                   "configuration": configuration(self.seconds)}
+        child.begin_move()
+        began = time.monotonic()
+        if not child.send(json.dumps(request)):
+            raise child.gone_fault("before its move")
+        cutoff = began + self.seconds + max(self.overage, 0.0) + CUTOFF_SLACK
+        line = child.read_line(cutoff, where="in its move")
+        if line is None:
+            raise AgentFault(FaultKind.LATE, f"no answer within actTimeout {self.seconds:g} s and"
+                             f" the {self.overage:.1f} s of overage left: Kaggle ends the game"
+                             " with TIMEOUT", seconds=time.monotonic() - began)
+        try:
+            reply = json.loads(line)
+            duration = float(reply["duration"])
+        except (ValueError, KeyError, TypeError):
+            raise AgentFault(FaultKind.PROTOCOL, f"its worker answered {line[:200]!r}") from None
+        self.log = str(reply.get("log", ""))
+        over = duration - self.seconds
+        if over > self.overage:
+            raise AgentFault(FaultKind.LATE, f"took {duration:.2f} s, past actTimeout"
+                             f" {self.seconds:g} s and the {self.overage:.1f} s of overage left:"
+                             " Kaggle ends the game with TIMEOUT", seconds=duration)
+        self.overage -= max(0.0, over)
+        if "load_failed" in reply:
+            raise AgentFault(FaultKind.ERROR, f"loading the file failed: {reply['load_failed']}"
+                             " (Kaggle: ERROR)", seconds=duration)
+        if "raised" in reply:
+            raise AgentFault(FaultKind.ERROR, f"raised {reply['raised']} (Kaggle: ERROR)",
+                             seconds=duration)
+        returned = reply.get("returned")
+        if not isinstance(returned, dict):
+            raise AgentFault(FaultKind.PROTOCOL, f"its worker answered {line[:200]!r}")
+        try:
+            return kaggle_verdict(returned, board)
+        except AgentFault as fault:
+            fault.seconds = duration
+            raise
+
+
+
+__all__ = ["OVERAGE", "ConnectXPlayer", "configuration", "connectx_limits", "kaggle_verdict"]
