@@ -239,7 +239,32 @@ class LocalOptions:
     opponent_model: OpponentModel | None = opponent_model_option()
 
 
+@dataclass(frozen=True)
+class PracticeOptions:
+    """``agent.py practice``'s options."""
+
+    games: int = option("--games", default=1, type=whole(1), metavar="N",
+                        help="games to play (default 1)")
+    time: float | None = time_option()
+    mode: Mode | None = mode_option()
+
+
+def practice_command(options: PracticeOptions, context: Context) -> int:
+    from client.practice import local_server, practice_settings
+
+    print("starting the local copy of the course server for this practice...", flush=True)
+    with local_server(context.config) as url:
+        print(f"local course server on {url} (stopped after the games)", flush=True)
+        settings = practice_settings(context.settings, url)
+        return online_command(OnlineOptions(games=options.games, time=options.time,
+                                            mode=options.mode),
+                              Context(settings, context.config, context.started))
+
+
 COMMANDS = [
+    Command("practice", "a first game end to end against the local copy of the course server,"
+                        " started for it: nothing to configure", PracticeOptions,
+            practice_command, compiles=True),
     Command("online", "play ranked games against the course server", OnlineOptions,
             online_command, compiles=True, aliases=("-o", "--online")),
     Command("stats", "the course server's record of our ids", StatsOptions, stats_command,
