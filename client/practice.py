@@ -49,7 +49,8 @@ def local_server(config: str | None) -> Iterator[str]:
             try:
                 line = lines.get(timeout=STARTUP_SECONDS)
             except queue.Empty:
-                raise UsageError(f"the local server did not start within {STARTUP_SECONDS:g} s")
+                raise UsageError(f"the local server did not start within {STARTUP_SECONDS:g}"
+                                 " s") from None
             if not line:
                 said = "".join(seen[-3:]).strip()
                 raise UsageError(f"the local server stopped at its start: {said or 'no output'}")
