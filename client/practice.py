@@ -44,7 +44,7 @@ def local_server(config: str | None) -> Iterator[str]:
 
     threading.Thread(target=pump, daemon=True).start()
     try:
-        seen = []
+        seen: list[str] = []
         while True:
             try:
                 line = lines.get(timeout=STARTUP_SECONDS)
