@@ -217,6 +217,21 @@ def check_out(out: Path) -> None:
 
 # --- playing ------------------------------------------------------------------------------------
 
+def read_ladder(path: Path | None) -> Ladder:
+    """The ladder of ``--ladder`` (None: the shipped one); ``UsageError`` naming the file when
+    it cannot be read as one."""
+    where = f"--ladder {path}" if path is not None else "the shipped ladder"
+    try:
+        ladder = load_ladder(path)
+    except OSError as exc:
+        raise UsageError(f"{where}: cannot read it ({exc.strerror or exc})") from None
+    except (ValueError, KeyError, TypeError) as exc:
+        raise UsageError(f"{where}: not a ladder file ({exc})") from None
+    if not ladder.rungs:
+        raise UsageError(f"{where}: has no rungs")
+    return ladder
+
+
 def rung_spec(rung: Rung) -> Spec:
     """A rung's checked spec (its spec carries its own time)."""
     try:
@@ -355,7 +370,7 @@ def rate(request: RateRequest, settings: Settings) -> int:
     spec = parse_spec(request.player, seconds=seconds)
     if getattr(spec, "kind", None) == "human":
         raise UsageError("player 'human' cannot be rated: `agent.py play` plays you")
-    ladder = load_ladder(request.ladder)
+    ladder = read_ladder(request.ladder)
     for rung in ladder.rungs:
         rung_spec(rung)  # every rung checked before a game is played
     check_out(request.out)

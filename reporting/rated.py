@@ -36,6 +36,7 @@ STEP = 200.0  # points: how far past the rungs played a one-sided record moves t
 LEVEL = 0.95  # of every interval the rate report gives
 # The rated player's name in the fit: no rung can have it (a rung is named by its spec).
 PLAYER = "rated player"
+NO_ANCHOR = "(the ladder's held ratings)"
 
 
 @dataclass(frozen=True)
@@ -129,8 +130,10 @@ def estimate(games: Sequence[RatedGame], ladder: Ladder) -> Estimate:
     found: Fit | None = None
     try:
         # The ladder's first-move and draw terms are held too: a few games of one player
-        # would fit them poorly, and the rungs' ratings were fitted with them.
-        found = fit([game.as_fit_game() for game in games], anchor=ladder.anchor,
+        # would fit them poorly, and the rungs' ratings were fitted with them.  Every rung is
+        # held, so they set the scale's zero: the anchor named is one that plays no game (the
+        # fit refuses games in which a playing anchor lost, or won, every one).
+        found = fit([game.as_fit_game() for game in games], anchor=NO_ANCHOR,
                     fixed=ratings, first_move=ladder.first_move, draw=ladder.draw)
         rating = float(found.ratings[PLAYER])
         low, high = found.interval(PLAYER, LEVEL)
