@@ -2,10 +2,12 @@
 
 The board in the page's colours, each player's discs also marked (a cross on the first
 player's, a ring on the second's) so that they differ without colour; the last disc played
-outlined, a winning four ringed; a line above the board saying who is to move (or how the game
-ended), which the verdicts are about; the column numbers 0-6 under the board; and, optionally,
-a row of verdicts under them ("+7" a win in 7 of the mover's moves, "=" a draw, "-12" a loss
-in 12 of the opponent's, "win" / "loss" when only the outcome is proven, "?" unproven).  The
+outlined, a winning four ringed; a line above the board saying who is to move (X the first
+player, O the second, or how the game ended), which the verdicts are about; the column numbers
+1-7 under the board, as in move strings; and, optionally, a row of verdicts under them, each
+``vocabulary.Proven.short`` ("+7" a win in 7 moves, "\u22127" a loss in 7 moves, both counted in
+the side to move's moves as everywhere, "=" a draw, "win" / "loss" when only the outcome is
+proven, "?" unproven).  The
 page's "save" buttons and ``agent.py board-image`` both come here.  The figure is built without
 pyplot, so pictures can be drawn from several threads of the board's server.
 """
@@ -17,6 +19,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from board import Board, bits
+from vocabulary import column_label
 
 FORMATS = ("svg", "png")
 BOARD_BLUE = "#1d4fa8"
@@ -27,18 +30,11 @@ PNG_DPI = 150
 
 
 def verdict_label(column: dict[str, Any]) -> str:
-    """A column's verdict (an entry of the API's ``columns``) in a few characters."""
+    """A column's verdict (an entry of the API's ``columns``) in a few characters: its
+    ``short`` (``Proven.short``), "" for a full column."""
     if not column.get("legal"):
         return ""
-    outcome = column.get("outcome")
-    if outcome is None:
-        return "?"
-    if outcome == "draw":
-        return "="
-    count = column.get("moves_to_end")
-    if count is None:
-        return str(outcome)
-    return f"+{count}" if outcome == "win" else f"\u2212{count}"
+    return str(column.get("short") or "?")
 
 
 def _colours(flip: bool) -> tuple[tuple[str, str], tuple[str, str]]:
@@ -49,7 +45,7 @@ def _colours(flip: bool) -> tuple[tuple[str, str], tuple[str, str]]:
 
 def caption(board: Board) -> str:
     """Who is to move, or how the game ended."""
-    names = {1: "first player (cross)", 2: "second player (ring)"}
+    names = {1: "X (first player, cross)", 2: "O (second player, ring)"}
     if board.last_mover_won():
         return f"{names[3 - board.player_to_move]} won"
     if board.is_full():
@@ -109,7 +105,7 @@ def draw(moves: str, *, verdicts: Sequence[dict[str, Any]] | None = None, flip: 
                 axes.add_patch(Circle((x, y), 0.46, facecolor="none", edgecolor="#ffffff",
                                       linewidth=2.0, linestyle=(0, (3, 2))))
     for col in range(bits.WIDTH):
-        axes.text(col + 0.5, -0.45, str(col), ha="center", va="center", fontsize=10,
+        axes.text(col + 0.5, -0.45, column_label(col), ha="center", va="center", fontsize=10,
                   color="#333333")
         if verdicts is not None and col < len(verdicts):
             entry = verdicts[col]

@@ -12,9 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from analysisboard.analysts import Analyst
-from analysisboard.verdicts import proven_words
 from board import Board
-from engine import ProvenScore
 from timecontrol import Limit
 
 
@@ -33,9 +31,7 @@ def agent_move(analyst: Analyst, board: Board, mode: str, seconds: float) -> dic
         "seconds": round(decision.seconds, 4),
         "score": decision.score.value,
         "proven": decision.proven,
-        # A proven score in the board's words, from the agent's side ("win in 9 of its moves").
-        "words": proven_words(decision.score.value, decision.score.exact, board.moves,
-                              mover="its", other="your", they="you")
-        if isinstance(decision.score, ProvenScore) else decision.score.words(board.moves),
+        # The result from the agent's side, in the one renderer's words ("win in 9 moves").
+        "words": decision.score.words(board.moves),
         "pv": list(decision.pv),
     }

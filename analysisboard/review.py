@@ -14,7 +14,7 @@ import time
 from typing import Any
 
 from analysisboard.analysts import Analyst
-from analysisboard.verdicts import OUTCOME_NAMES
+from analysisboard.verdicts import outcome_name
 from engine.referee import Verdict, judge_game
 
 
@@ -29,10 +29,10 @@ def _ply_entry(verdict: Verdict, our_side: int | None) -> dict[str, Any]:
         "proven": verdict.proven,
         "kept": verdict.kept,
         "critical": verdict.critical,
-        "outcome": None if verdict.outcome is None else OUTCOME_NAMES[verdict.outcome],
-        "best": None if verdict.best is None else OUTCOME_NAMES[verdict.best],
+        "outcome": outcome_name(verdict.outcome),
+        "best": outcome_name(verdict.best),
         "outcomes": None if outcomes is None else
-        {str(col): OUTCOME_NAMES[value] for col, value in sorted(outcomes.items())},
+        {str(col): outcome_name(value) for col, value in sorted(outcomes.items())},
     }
 
 

@@ -3,7 +3,8 @@
 Three parts, each asked for on its own or together:
 
 - ``columns``: for every column, the result of playing it for the side to move, proven by the
-  book or the solver (``engine.analyze``), in Pons' scale and in words for people; a column
+  book or the solver (``engine.analyze``), as Pons' score and in ``vocabulary.Proven``'s words
+  for people ("win in 7 moves", the side to move's moves, this column's included); a column
   not proven in the time is marked unproven and carries the search's estimate instead;
 - ``search``: what the course-mode search (the assignment's algorithm, the configured
   heuristic) plays in the time given: its column, depth, nodes, score and principal variation;
@@ -24,65 +25,43 @@ from heuristics.fitted import SCALE
 from solver import Solver
 from solver.book import Book
 from timecontrol import Limit
+from vocabulary import Outcome
 
 PARTS = ("columns", "search", "evaluations")
-OUTCOME_NAMES = {1: "win", 0: "draw", -1: "loss"}
 
 
-def moves_to_end(score: int, moves: int) -> int:
-    """For a column's exact ``score`` (Pons' scale, for the side to move at a position with
-    ``moves`` discs): how many discs the winner still plays, the winning one included (0 for a
-    draw).  A win counts the mover's own discs, this one included; a loss the opponent's."""
-    if score == 0:
-        return 0
-    own = moves // 2  # the side to move's discs on the board
-    if score > 0:
-        return 22 - score - own
-    return 22 + score - (moves - own)
-
-
-def proven_words(score: int, exact: bool, moves: int, *, mover: str = "your",
-                 other: str = "their", they: str = "they") -> str:
-    """A proven result for people: "win in 7 of your moves", "draw", "loss in 12 of their
-    moves", "win (length not proven)".  ``score`` is Pons' score (``exact``) or the outcome
-    (1, 0, -1) for the side to move at a position with ``moves`` discs; ``mover``, ``other``
-    and ``they`` name the two sides ("your", "their", "they"; for the agent "its", "your",
-    "you")."""
-    outcome = (score > 0) - (score < 0)
-    name = OUTCOME_NAMES[outcome]
-    if outcome == 0:
-        return name
-    if not exact:
-        return f"{name} (length not proven)"
-    count = moves_to_end(score, moves)
-    if outcome > 0:
-        return "win at once" if count == 1 else f"win in {count} of {mover} moves"
-    return f"loss: {they} win next" if count == 1 else f"loss in {count} of {other} moves"
+def outcome_name(outcome: int | None) -> str | None:
+    """``"win"``, ``"draw"``, ``"loss"`` (None stays None): an outcome in the API's JSON."""
+    return None if outcome is None else Outcome(outcome).word
 
 
 def column_words(view: ColumnView, moves: int, seconds: float) -> str:
-    """The column's result for people (``proven_words``), "full", or that nothing was proven
+    """The column's result for people (``Proven.words``), "full", or that nothing was proven
     in the time."""
     if not view.playable:
         return "full"
-    if view.outcome is None or view.score is None:
+    proven = view.result(moves)
+    if proven is None:
         return f"not proven in {seconds:g} s"
-    return proven_words(view.score, view.exact, moves)
+    return proven.words()
 
 
 def column_entry(view: ColumnView, moves: int, seconds: float) -> dict[str, Any]:
-    proven = view.outcome is not None
+    """A column's verdict in the API: ``column`` 0-based (as every JSON ``column``); ``score``
+    Pons' score when exact; ``moves_to_end`` the side to move's moves to the end, this column
+    included (``Proven.moves``); ``words`` and ``short`` the result for people."""
+    proven = view.result(moves) if view.playable else None
     return {
         "column": view.column,
         "legal": view.playable,
-        "outcome": OUTCOME_NAMES[view.outcome] if view.outcome is not None else None,
+        "outcome": outcome_name(view.outcome),
         "score": view.score if view.exact else None,
-        "proven": proven,
+        "proven": proven is not None,
         "source": view.source or None,
         "estimate": view.score if view.proof == "estimate" else None,
-        "moves_to_end": moves_to_end(view.score, moves)
-        if view.exact and view.score is not None else None,
+        "moves_to_end": proven.moves if proven is not None and view.exact else None,
         "words": column_words(view, moves, seconds),
+        "short": proven.short() if proven is not None else ("?" if view.playable else ""),
     }
 
 

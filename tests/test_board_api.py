@@ -16,11 +16,11 @@ from typing import Any
 import pytest
 import requests
 
-from analysisboard.verdicts import moves_to_end
 from board import Board
 from client.records import Records
 from course.grid import course_grid
-from solver import Solver, discs_to_end
+from solver import Solver
+from solver import result as pons_result
 from tests.boardgames import blundering_game, record_online_game, running_board
 from tests.test_localserver_http import play_game
 
@@ -108,21 +108,19 @@ def test_verdicts_agree_with_pons_scores(url: str, name: str, count: int) -> Non
             assert max(exact) == score, moves
         for column in legal:
             assert column["source"] in ("book", "solver") and column["estimate"] is None
-            if column["score"] is not None and column["score"] != 0:
-                assert column["moves_to_end"] == moves_to_end(column["score"], board.moves)
-                assert str(column["moves_to_end"]) in column["words"] or "at once" in \
-                    column["words"] or "next" in column["words"]
+            if column["score"] is not None:
+                # The API's words are the one renderer's, of Pons' score on the one scale.
+                proven = pons_result(column["score"], board.moves)
+                assert column["words"] == proven.words() and column["short"] == proven.short()
+                assert column["moves_to_end"] == proven.moves
 
 
-def test_moves_to_end_counts_the_winners_discs_as_discs_to_end_does() -> None:
-    # Two formulas: the winner's own discs from its final count, and every disc to the end.
-    for moves in range(0, 41):
-        for score in range(-18, 19):
-            remaining = discs_to_end(score, moves)
-            if score == 0 or remaining < 1:
-                continue
-            expected = (remaining + 1) // 2 if score > 0 else remaining // 2
-            assert moves_to_end(score, moves) == expected, (score, moves)
+def test_the_words_say_the_side_to_moves_moves(url: str) -> None:
+    # "4455": X completes four with its 2nd move from now (Pons' +18), in column 3.
+    view = ok(url, "api/analyze", moves="4455", seconds=2, parts="columns")
+    third = view["columns"][2]
+    assert third["words"] == "win in 2 moves" and third["short"] == "+2"
+    assert third["moves_to_end"] == 2
 
 
 def test_an_unproven_column_says_so_and_carries_the_estimate(url: str) -> None:
@@ -502,8 +500,8 @@ def test_diagrams_as_svg_and_png(url: str) -> None:
     png = get(url, "api/diagram", moves="4453", format="png", flip="1")
     assert png.status_code == 200 and png.content[:8] == b"\x89PNG\r\n\x1a\n"
     finished = get(url, "api/diagram", moves="4455667", format="svg", verdicts="1")
-    assert finished.status_code == 200 and b"first player (cross) won" in finished.content
-    assert b"second player (ring) to move" in get(url, "api/diagram", moves="4").content
+    assert finished.status_code == 200 and b"X (first player, cross) won" in finished.content
+    assert b"O (second player, ring) to move" in get(url, "api/diagram", moves="4").content
 
 
 def test_the_page_and_its_assets_are_served_from_the_package(url: str) -> None:

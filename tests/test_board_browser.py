@@ -121,14 +121,14 @@ def test_clicking_a_column_updates_the_verdict_row(browser: WebDriver, board: di
     assert verdict_row(browser) == api_outcomes(url, "4453")
     column = browser.find_element(By.CSS_SELECTOR, '#board .column[data-col="3"]')
     assert column.get_attribute("role") == "button"
-    assert "column 3, drop a disc" in (column.get_attribute("aria-label") or "")
+    assert "column 4, drop a disc" in (column.get_attribute("aria-label") or "")  # 1-7
     column.click()
     wait_for(lambda: body_data(browser, "verdicts") == "44534", "the verdicts after a click")
     assert verdict_row(browser) == api_outcomes(url, "44534")
     assert browser.current_url.endswith("?moves=44534")
     assert "5 discs" in browser.find_element(By.ID, "status").text
-    # The keyboard: a digit drops a disc, the arrows undo and redo.
-    press(browser, "2")
+    # The keyboard: a digit 1-7 drops a disc, the arrows undo and redo.
+    press(browser, "3")
     wait_for(lambda: body_data(browser, "verdicts") == "445343", "the verdicts after a key")
     press(browser, "\ue012")  # left arrow
     wait_for(lambda: body_data(browser, "verdicts") == "44534", "undo")
@@ -145,7 +145,7 @@ def test_keys_pressed_quickly_are_all_played_in_order(browser: WebDriver,
                                                      board: dict[str, Any]) -> None:
     open_page(browser, board["url"], "4")
     body = browser.find_element(By.TAG_NAME, "body")
-    for key in "3456":  # columns 3, 4, 5, 6 at once: 4, 5, 6, 7 in the move string
+    for key in "4567":  # columns 4, 5, 6, 7 at once, as in the move string
         body.send_keys(key)
     wait_for(lambda: body_data(browser, "verdicts") == "44567", "all four moves")
     for _ in range(3):
@@ -175,7 +175,7 @@ def test_a_bad_address_shows_why_and_an_empty_board(browser: WebDriver,
         error = browser.find_element(By.ID, "error")
         assert error.is_displayed() and "The board starts empty instead." in error.text
         assert "0 discs" in browser.find_element(By.ID, "status").text
-    press(browser, "3")
+    press(browser, "4")
     wait_for(lambda: body_data(browser, "verdicts") == "4", "a move on the empty board")
 
 
@@ -216,7 +216,7 @@ def test_a_whole_game_against_the_agent(browser: WebDriver, board: dict[str, Any
         legal = [c.get_attribute("data-col") for c in
                  browser.find_elements(By.CSS_SELECTOR, "#board .column:not(.full)")]
         discs = len(browser.find_elements(By.CSS_SELECTOR, "#board circle.p1, #board circle.p2"))
-        press(browser, str(rng.choice(legal)))
+        press(browser, str(int(rng.choice(legal) or 0) + 1))  # keys 1-7
         wait_for(partial(more_discs, browser, discs), "our disc")
     result = wait_for(lambda: body_data(browser, "gameOver"), "the end of the game")
     assert result == "The agent won."  # random moves do not beat the course-mode search

@@ -31,8 +31,11 @@ def test_board_image_writes_svg_and_png(capsys: pytest.CaptureFixture[str], tmp_
                                "--time", "0.5")
     assert code == 0, err
     assert out.startswith(f"wrote {svg}") and b"<svg" in svg.read_bytes()[:400]
-    # The verdict row: every column of 4453 is a loss for the player to move (the book's).
-    assert svg.read_text().count("\u2212") >= 7
+    # The verdict row: every column of 4453 is a loss for the player to move (the book's), in
+    # the side to move's moves (Proven.short); the column numbers 1-7 under the board.
+    text = svg.read_text()
+    assert text.count("\u2212") >= 7 and "\u221218" in text
+    assert "X (first player, cross) to move" in text
     png = tmp_path / "position.png"
     code, _, err = run_agent(capsys, "board-image", "4455667", "--out", str(png), "--flip")
     assert code == 0, err

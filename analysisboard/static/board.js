@@ -16,7 +16,8 @@
   const PROVE_LONGER_SECONDS = 10;
   const PAGE = (window.crypto && crypto.randomUUID ? crypto.randomUUID() :
     String(Math.random()).slice(2) + String(Date.now())).replace(/[^A-Za-z0-9_-]/g, "");
-  const PLAYER_NAMES = { 1: "player 1 (✕)", 2: "player 2 (◯)" };
+  // X moved first, O second, in every command and picture; columns read 1-7 as in move strings.
+  const PLAYER_NAMES = { 1: "X (first, ✕)", 2: "O (second, ◯)" };
 
   const state = {
     moves: "",
@@ -117,7 +118,7 @@
         }
         if (four.has(`${row},${col}`)) svg("circle", { cx, cy, r: 45, class: "four", fill: "none" }, group);
       }
-      svg("text", { x: col * CELL + CELL / 2, y: HEIGHT * CELL + 30, class: "label" }, board).textContent = col;
+      svg("text", { x: col * CELL + CELL / 2, y: HEIGHT * CELL + 30, class: "label" }, board).textContent = col + 1;
     }
     // Redrawing replaces the columns: the keyboard's focus stays on the same column.
     if (focusedColumn !== null) board.querySelector(`.column[data-col="${focusedColumn}"]`).focus();
@@ -126,7 +127,7 @@
   function columnLabel(col, legal) {
     const cell = $("verdicts").children[col];
     const verdict = cell && cell.dataset.words ? `: ${cell.dataset.words}` : "";
-    return legal ? `column ${col}, drop a disc${verdict}` : `column ${col}, no move`;
+    return legal ? `column ${col + 1}, drop a disc${verdict}` : `column ${col + 1}, no move`;
   }
 
   function drawStatus() {
@@ -166,7 +167,7 @@
         cell.dataset.outcome = entry.outcome || "unproven";
         if (entry.outcome) {
           cell.classList.add(entry.outcome);
-          // The length in a second line when it is proven ("in 7 of your moves").
+          // The length in a second line when it is proven ("in 7 moves").
           const rest = entry.score === null ? "" : entry.words.replace(/^(win|draw|loss)[:\s]*/, "");
           cell.innerHTML = `<b>${entry.outcome}</b>${escapeHtml(rest)}`;
           const score = entry.score === null ? "not proven" : (entry.score > 0 ? `+${entry.score}` : entry.score);
@@ -309,10 +310,10 @@
       const view = await api("/api/analyze", { moves: state.moves, seconds, parts: "search" }, "search");
       if (generation !== state.generation) return;
       const s = view.search;
-      $("search-column").textContent = s.column;
+      $("search-column").textContent = s.column + 1;
       $("search-depth").textContent = `${s.depth} plies`;
-      $("search-score").textContent = s.proven ? `${s.score} (${s.words})` : `${s.score} (heuristic)`;
-      $("search-pv").textContent = s.pv.join(" ");
+      $("search-score").textContent = s.proven ? `${s.words} (search score ${s.score})` : `${s.score} (heuristic)`;
+      $("search-pv").textContent = s.pv.map((c) => c + 1).join(" ");
       $("search-nodes").textContent = s.nodes.toLocaleString("en");
       $("search-seconds-used").textContent = s.seconds;
     } catch (error) {
@@ -377,7 +378,7 @@
     $("play-review").disabled = true;
     await setMoves("");
     if (human === 2) await agentMove();
-    else $("play-status").textContent = "Your move: click a column or press 0-6.";
+    else $("play-status").textContent = "Your move: click a column or press 1-7.";
   }
 
   async function playMove(col) {
@@ -386,7 +387,7 @@
     if (!gameRunning() || game.thinking || position.to_move !== game.human
         || position.over || !position.legal.includes(col)) return;
     if (!(await setMoves(state.moves + String(col + 1)))) return;
-    logLine(`You: column ${col}`);
+    logLine(`You: column ${col + 1}`);
     game.moves = state.moves;
     if (!checkGameOver()) await agentMove();
   }
@@ -401,9 +402,9 @@
       if (state.game !== game || state.view !== "play") return;
       const how = move.source === "search" ? `depth ${move.depth}` : `${move.source}`;
       await setMoves(state.moves + String(move.column + 1));
-      logLine(`Agent: column ${move.column} (${how}, ${move.seconds} s, ${move.words})`);
+      logLine(`Agent: column ${move.column + 1} (${how}, ${move.seconds} s, ${move.words})`);
       game.moves = state.moves;
-      if (!checkGameOver()) $("play-status").textContent = "Your move: click a column or press 0-6.";
+      if (!checkGameOver()) $("play-status").textContent = "Your move: click a column or press 1-7.";
     } catch (error) {
       if (!quiet(error)) { showError(error.message); $("play-status").textContent = "The agent could not move."; }
     } finally {
@@ -514,7 +515,7 @@
       if (entry.ply === data.summary.first_lost) item.classList.add("first-lost");
       const button = document.createElement("button");
       button.type = "button";
-      button.textContent = `${entry.ply}. ${entry.column}`;
+      button.textContent = `${entry.ply}. ${entry.column + 1}`;
       button.title = moveText(entry);
       button.addEventListener("click", () => showPly(entry.ply));
       item.appendChild(button);
@@ -536,7 +537,7 @@
     let verdict = "not proven in the time";
     if (entry.kept === true) verdict = `kept the outcome (${entry.best})`;
     if (entry.kept === false) verdict = `lost the outcome: ${entry.best} → ${entry.outcome}`;
-    return `Move ${entry.ply} (${whose}): column ${entry.column}, ${verdict}`;
+    return `Move ${entry.ply} (${whose}): column ${entry.column + 1}, ${verdict}`;
   }
 
   async function showPly(ply) {
@@ -585,8 +586,8 @@
     if (target && ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName)) return;
     if (event.ctrlKey || event.metaKey || event.altKey) return;
     const reviewing = state.view === "review" && state.review;
-    if (/^[0-6]$/.test(event.key)) {
-      drop(Number(event.key));
+    if (/^[1-7]$/.test(event.key)) {
+      drop(Number(event.key) - 1);
     } else if (event.key === "ArrowLeft") {
       if (reviewing) showPly(state.review.ply - 1); else undo();
     } else if (event.key === "ArrowRight") {
