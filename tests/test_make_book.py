@@ -301,3 +301,21 @@ def test_layers_goes_on_with_the_work_files_layer_and_refuses_another(
     err = capsys.readouterr().err
     assert f"layer 1: {len(layer)} positions, {len(layer)} already in" in err
     assert len(read_records(work)) == len(layer)
+
+
+def test_the_packed_copy_grows_by_appending_so_each_version_starts_with_the_last(
+        tmp_path: Path) -> None:
+    import gzip
+
+    from solver.make_book.work import pack
+
+    work = tmp_path / "w.jsonl"
+    work.write_text('{"a":1}\n')
+    first = pack(work).read_bytes()
+    work.write_text('{"a":1}\n{"b":2}\n')
+    second = pack(work).read_bytes()
+    assert second.startswith(first) and len(second) > len(first)
+    assert gzip.decompress(second) == work.read_bytes()
+    assert pack(work).read_bytes() == second  # nothing new: unchanged
+    work.write_text('{"c":3}\n')  # not a continuation (a cut line was dropped): written anew
+    assert gzip.decompress(pack(work).read_bytes()) == b'{"c":3}\n'

@@ -134,7 +134,24 @@ class WorkFile:
 
 
 def pack(path: Path) -> Path:
-    """Write the compressed copy of ``path`` (the same bytes for the same text) and return it."""
+    """Write the compressed copy of ``path`` and return it.
+
+    The copy grows as the work file does: when the copy already holds a beginning of the file,
+    only the rest is compressed, as another gzip member appended to it (a reader decompresses
+    the members one after another).  So each version of the copy starts with the bytes of the
+    one before, which git stores as a small difference: committing the copy as the work grows
+    costs about what the new records take.
+    """
     target = packed(path)
-    target.write_bytes(gzip.compress(path.read_bytes(), mtime=0))
+    text = path.read_bytes()
+    old = target.read_bytes() if target.exists() else b""
+    try:
+        held = gzip.decompress(old) if old else b""
+    except (OSError, EOFError):
+        held, old = b"", b""  # a copy cut short: written anew
+    if held and text.startswith(held):
+        if len(text) > len(held):
+            target.write_bytes(old + gzip.compress(text[len(held):], mtime=0))
+        return target
+    target.write_bytes(gzip.compress(text, mtime=0))
     return target
