@@ -28,7 +28,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Protocol
 
 from board import Board
-from client.display import format_move, render_grid
+from client.display import format_move, our_side, render_grid
 from client.mirror import Mirror, resume_problem
 from client.outcome import GameOutcome
 from client.records import ONLINE, RecordedGame, Records
@@ -44,6 +44,7 @@ from course.errors import (
 from course.protocol import ILLEGAL, LOSS, RESULT_RUNNING, SERVER_MOVE_LIMIT, CourseServer
 from settings import AgentSettings
 from timecontrol import Limit
+from vocabulary import column_label
 
 if TYPE_CHECKING:
     from engine import Decision
@@ -129,10 +130,13 @@ class OnlineGame:
             raise
         first_bot = mirror.bot_opening
         self.records.started(game_id, mirror.we_started, mirror.grid(), first_bot)
-        who = "we start" if mirror.we_started else f"the bot starts in column {first_bot}"
+        who = ("we start" if mirror.we_started else
+               f"the bot starts in column {column_label(first_bot)}" if first_bot is not None
+               else "the bot starts")
+        who += f"; {our_side(mirror.we_started)}; columns 1-7 as in move strings"
         name = f"{self.title} (record #{game_id})" if self.title else f"game #{game_id}"
         self.out(f"{name}: {who}" + (f" (server: {reply.msg})" if reply.msg else ""))
-        self.out(render_grid(mirror.grid()))
+        self.out(render_grid(mirror.grid(), mirror.we_started))
         return self._play(game_id, mirror, received, resumed=False)
 
     def resume(self, record: RecordedGame) -> GameOutcome:
@@ -143,7 +147,8 @@ class OnlineGame:
         mirror = Mirror.from_record(record)
         since = max(0.0, (datetime.now(UTC) - record.last_reply_at).total_seconds())
         self.out(f"resuming game #{record.id} from the record: {mirror.board.moves} discs played,"
-                 f" our turn; the server's last reply came {since:.1f} s ago")
+                 f" our turn ({our_side(mirror.we_started)}); the server's last reply came"
+                 f" {since:.1f} s ago")
         # The server's clock ran meanwhile: thinking, the connect timeout and any retry of our
         # next move get what is left of its 5 s.
         self.server.replied_ago(since)
@@ -155,7 +160,7 @@ class OnlineGame:
             self.out(f"warning: that is more than the {SERVER_MOVE_LIMIT:g} s the server allows"
                      " per move: it will most likely rule our move late and count the game as"
                      " lost (no worse than giving it up with -1)")
-        self.out(render_grid(mirror.grid()))
+        self.out(render_grid(mirror.grid(), mirror.we_started))
         return self._play(record.id, mirror, received, resumed=True)
 
     def _play(self, game_id: int, mirror: Mirror, received: float, *, resumed: bool) -> GameOutcome:
@@ -179,9 +184,9 @@ class OnlineGame:
                 reply = self.server.play(column)
             except (ImpossibleMove, LostOnServer) as exc:
                 result = ILLEGAL if isinstance(exc, ImpossibleMove) else LOSS
-                lost = f"our move {ply} (column {column}): {exc}"
+                lost = f"our move {ply} (column {column_label(column)}): {exc}"
                 self.records.finish(game_id, result, lost, exc.state)
-                self.out(f"{ply:3d}. we play {column}: {exc}")
+                self.out(f"{ply:3d}. we play {column_label(column)}: {exc}")
                 return self._outcome(game_id, result, mirror, resumed, lost)
             except ClientError as exc:
                 if exc.in_doubt:
@@ -201,7 +206,7 @@ class OnlineGame:
                 self.records.stop(game_id, f"desync: {exc}")
                 self.out(format_move(ply, column, decision, took))
                 if reply.state is not None:
-                    self.out("the server's board:\n" + render_grid(reply.state))
+                    self.out("the server's board:\n" + render_grid(reply.state, mirror.we_started))
                 raise
             state = reply.state if reply.state is not None else mirror.grid()
             remarks = [f"server: {reply.msg}"] if reply.msg else []
@@ -213,8 +218,8 @@ class OnlineGame:
             self.moves.append(PlayedMove.of(ply, column, took, decision))
             self.out(format_move(ply, column, decision, took))
             if applied.bot is not None:
-                self.out(f"{ply + 1:3d}. bot plays {applied.bot}")
-            self.out(render_grid(state) + ("" if reply.state is not None
+                self.out(f"{ply + 1:3d}. bot plays {column_label(applied.bot)}")
+            self.out(render_grid(state, mirror.we_started) + ("" if reply.state is not None
                                            else "\n(the server sent no board: this is our mirror's)"))
             if applied.result != RESULT_RUNNING:
                 for line in remarks:

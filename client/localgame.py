@@ -19,7 +19,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from board import Board
-from client.display import format_move, render_grid
+from client.display import format_move, our_side, render_grid
 from client.game import Chooser, Output
 from client.interrupt import to_stderr
 from client.outcome import GameOutcome
@@ -29,6 +29,7 @@ from course.protocol import DRAW, LOSS, WIN
 from engine.games import PlayedMove
 from engine.players import Player
 from timecontrol import Limit
+from vocabulary import column_label, side_words
 
 ENV_NAME = "gym_connect_four"
 # A local game stops at the first Ctrl-C: unlike a ranked game, nothing is lost by it.
@@ -57,7 +58,8 @@ def _check(env: CourseEnv, board: Board, our_turn: bool) -> None:
     expected = board.to_grid(1 if our_turn else -1)
     if not np.array_equal(env.board, expected):
         raise LocalGameError(
-            "the environment's board differs from our board model:\n" + render_grid(as_grid(env.board))
+            "the environment's board differs from our board model:\n"
+            + render_grid(as_grid(env.board), our_turn == board.first_player_to_move)
         )
 
 
@@ -85,7 +87,8 @@ def play_local_game(
     columns: list[int] = []
     stats: list[PlayedMove] = []
     result = None
-    out(("we start" if we_start else f"{opponent.name} starts") + f" (us X, {opponent.name} O)")
+    out(("we start" if we_start else f"{opponent.name} starts") + f"; {our_side(we_start)},"
+        f" {opponent.name} {side_words(not we_start)}; columns 1-7 as in move strings")
     try:
         while True:
             ply = board.moves + 1
@@ -106,7 +109,7 @@ def play_local_game(
                 env.change_player()
                 if records is not None and game_id is not None:
                     records.played(game_id, ply, THEM, column)
-                out(f"{ply:3d}. {opponent.name} plays {column}")
+                out(f"{ply:3d}. {opponent.name} plays {column_label(column)}")
             board = board.play(column)
             columns.append(column)
             we_moved, our_turn = our_turn, not our_turn
@@ -117,10 +120,10 @@ def play_local_game(
                 result = DRAW if reward == DRAW else WIN if we_moved else LOSS
                 if records is not None and game_id is not None:
                     records.finish(game_id, result, None, grid)
-                out(render_grid(grid))
+                out(render_grid(grid, we_start))
                 return GameOutcome(game_id, result, we_start, tuple(columns), tuple(stats))
             if our_turn:
-                out(render_grid(grid))
+                out(render_grid(grid, we_start))
     except BaseException as exc:
         if records is not None and game_id is not None and result is None:
             if isinstance(exc, KeyboardInterrupt):

@@ -249,7 +249,8 @@ def test_local_command_with_the_configured_engine(tmp_path, capsys):
     assert code == 0, err
     # The book and the solver of [solver] are in use: the first move comes from the book.
     first_move = next(line for line in out.splitlines() if line.startswith("  1. we play"))
-    assert first_move.startswith("  1. we play 3 ") and first_move.endswith("(book, strongest mode)")
+    # The centre, column 4 as people count (as in move strings).
+    assert first_move.startswith("  1. we play 4 ") and first_move.endswith("(book, strongest mode)")
     # In course mode (the default) the search decides, and the record says so.
     code, out, err = run_agent(capsys, "local", "--config", str(config), "--first", "me")
     assert code == 0, err

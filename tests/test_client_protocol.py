@@ -247,9 +247,12 @@ def test_the_budget_stays_under_the_servers_limit():
     assert move_budget(AgentSettings(seconds_per_move=10.0, safety_margin=1.5)) == 3.5
 
 
-def test_render_grid_shows_ours_as_x():
-    text = render_grid(tuple(tuple(r) for r in grid("...O...", "...X...")))
-    assert text.splitlines()[-2:] == [". . . X . . .", "0 1 2 3 4 5 6"]
+def test_render_grid_shows_the_first_player_as_x_and_columns_1_to_7():
+    # The course grid's 1 is ours: X when we moved first, O when the bot did.
+    ours_first = render_grid(tuple(tuple(r) for r in grid("...O...", "...X...")), True)
+    assert ours_first.splitlines()[-2:] == [". . . X . . .", "1 2 3 4 5 6 7"]
+    theirs_first = render_grid(tuple(tuple(r) for r in grid("...O...", "...X...")), False)
+    assert theirs_first.splitlines()[-3:-1] == [". . . X . . .", ". . . O . . ."]
 
 
 def test_quoted_text_from_a_reply_has_our_secrets_masked():
