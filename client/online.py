@@ -62,8 +62,8 @@ def run_closing_line(run: OnlineRun) -> str | None:
                   if last else "no game was played")
         return f"output went away (stdout closed): {played}; no new game was started"
     if run.interrupted:
-        return (f"interrupted (Ctrl-C): {last} was played to its end first (it is in the"
-                " record); no new game was started")
+        return (f"interrupted (Ctrl-C): the game in progress (record #{run.outcomes[-1].game_id})"
+                " was played to its end first; no new game was started")
     return None
 
 

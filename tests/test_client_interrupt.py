@@ -281,8 +281,8 @@ def test_one_ctrl_c_in_a_real_run_finishes_the_game_then_exits_130(course_server
             held.release()
             code = proc.wait(WAIT)
             stdout, stderr = out.rest(), err.rest()
-        assert stderr == [FIRST_CTRL_C, "interrupted (Ctrl-C): game #1 was played to its end"
-                          " first (it is in the record); no new game was started"], stderr
+        assert stderr == [FIRST_CTRL_C, "interrupted (Ctrl-C): the game in progress (record #1)"
+                          " was played to its end first; no new game was started"], stderr
         # The game was played out: one game on the server, finished as played, no forfeit.
         (played,) = server.service.store.recent(player_key(IDS), 10)
         assert played.outcome not in ("running", "abandoned", "timeout"), played
