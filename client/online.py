@@ -116,8 +116,9 @@ def run_online(
     is raised unless ``new_game`` says to give it up.  The record's lock is held throughout
     (``RecordBusy`` if another run holds it).
 
-    With ``interrupts``, Ctrl-C follows its rules for the run (``client.interrupt``): a first
-    Ctrl-C during a game lets that game end and then stops the run (``interrupted``).
+    Ctrl-C follows the rules of ``client.interrupt`` for the run (``interrupts``; by default
+    one that writes to stderr): a first Ctrl-C during a game lets that game end and then stops
+    the run (``interrupted``).
     """
     interrupts = interrupts or GameInterrupts()
     with records.exclusive(), interrupts.installed():
