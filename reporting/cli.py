@@ -17,7 +17,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from batch import default_workers, open_executor
-from commandline import Command, Context, flag, option, time_option, whole
+from commandline import (
+    Command,
+    Context,
+    flag,
+    option,
+    positional,
+    scheduler_option,
+    time_option,
+    whole,
+    workers_option,
+)
 from ecosystems.players import parse_spec
 from heuristics import HEURISTICS
 from reporting.document import Measured, write
@@ -27,6 +37,7 @@ from reporting.measure import (
     compare_heuristics,
     correctness,
     depth_and_speed,
+    measuring,
     our_moves,
     play_opponents,
 )
@@ -34,6 +45,11 @@ from settings import UsageError
 from terminal import progress
 
 QUICK_SECONDS = 0.3
+RATE_DESCRIPTION = """``agent.py rate PLAYER``: plays the player against rungs of the calibrated ladder
+chosen near its strength and writes its rating with a 95 % interval, its results per rung, its
+accuracy (judged by the referee), its worst moves (links into the board's review), its time per
+move and its faults (``reporting.rate``).  ``rate --db FILE --student ID`` does the same from
+a local server's games."""
 BUDGETS = (0.1, 0.3, 1.0, 3.0)  # seconds per move, for depth and speed against the budget
 
 
@@ -69,6 +85,10 @@ class ReportOptions:
     opponents: str | None = option("--opponents", metavar="A,B[,C...]",
                                    help=f"the opponents' player specs (default"
                                         f" {','.join(OPPONENTS)})")
+    player: str | None = option("--player", metavar="SPEC",
+                                help="measure this player instead of ours in course mode (any"
+                                     " player spec; what only our engine reports is said to be"
+                                     " not available)")
 
 
 def plan_for(options: ReportOptions, configured_seconds: float) -> Plan:
@@ -76,8 +96,10 @@ def plan_for(options: ReportOptions, configured_seconds: float) -> Plan:
     # Both plans measure depth at the budgets the assignment asks about, 0.1 s ... 3 s; quick
     # on fewer positions (8 at 3 s: 24 s at most, a fraction of its five minutes).
     if options.quick:
-        return Plan(options.time or QUICK_SECONDS, options.games or QUICK_GAMES, BUDGETS, POSITIONS[:8], 4, 0.6)
-    return Plan(options.time or configured_seconds, options.games or FULL_GAMES, BUDGETS, POSITIONS, 6, 2.0)
+        return Plan(options.time or QUICK_SECONDS, options.games or QUICK_GAMES, BUDGETS,
+                    POSITIONS[:8], 4, 0.6)
+    return Plan(options.time or configured_seconds, options.games or FULL_GAMES, BUDGETS,
+                POSITIONS, 6, 2.0)
 
 
 def _command(options: ReportOptions, seed: int, config: str | None) -> str:
@@ -90,6 +112,8 @@ def _command(options: ReportOptions, seed: int, config: str | None) -> str:
         parts += ["--time", f"{options.time:g}"]
     if options.opponents:
         parts += ["--opponents", options.opponents]
+    if options.player:
+        parts += ["--player", options.player]
     if config:
         parts += ["--config", config]
     return shlex.join(parts)
@@ -120,36 +144,87 @@ def report_command(options: ReportOptions, context: Context) -> int:
     seed = options.seed if options.seed is not None else random.SystemRandom().randrange(2**31)
     workers = default_workers()
     agent, solver = settings.agent, settings.solver
-    print(f"report: course mode, {plan.seconds:g} s per move, {plan.games} games per opponent,"
+    measured_player = measuring(options.player, plan.seconds, agent)
+    print(f"report: {measured_player.label or 'course mode'}, {plan.seconds:g} s per move,"
+          f" {plan.games} games per opponent,"
           f" seed {seed}, {workers} worker(s), into {out}", file=sys.stderr)
     start = time.monotonic()
     with open_executor(workers) as executor:
         with progress(plan.games * len(opponents), f"games against {', '.join(opponents)}"
                       ) as advance:
             played = play_opponents(agent, solver, plan.seconds, plan.games, seed, executor,
-                                    advance, opponents)
-        with progress(len(plan.budgets) * len(plan.positions), "depth and speed") as advance:
-            budgets = depth_and_speed(agent, solver, plan.positions, plan.budgets, advance)
+                                    advance, opponents, measured_player.spec)
+        budgets = None  # not available for a player that is not our engine in course mode
+        if measured_player.course is not None:
+            with progress(len(plan.budgets) * len(plan.positions), "depth and speed") as advance:
+                budgets = depth_and_speed(measured_player.course, solver, plan.positions,
+                                          plan.budgets, advance)
         moves = [m for summary in played.values() for m in our_moves(summary.outcomes, 0)]
         with progress(len(moves), "moves checked by the solver") as advance:
             checks = correctness(moves, plan.correctness_seconds, solver.table_bits, executor,
                                  advance)
         heuristics = None
-        if len(HEURISTICS) > 1:
+        if len(HEURISTICS) > 1 and measured_player.course is not None:
             pairings = len(HEURISTICS) * (len(HEURISTICS) - 1) // 2
             with progress(plan.heuristic_games * pairings, "evaluations compared") as advance:
                 heuristics = compare_heuristics(agent, solver, HEURISTICS, plan.seconds,
                                                 plan.heuristic_games, seed, executor, advance)
     measured = Measured(_command(options, seed, context.config), plan.seconds, plan.games, seed, workers,
                         agent.min_depth, agent.heuristic, played, budgets, checks,
-                        plan.correctness_seconds, heuristics, time.monotonic() - start)
+                        plan.correctness_seconds, heuristics, time.monotonic() - start,
+                        measured_player.label)
     written = write(measured, out)
     print(f"wrote {', '.join(str(p) for p in written)} in {measured.elapsed / 60:.1f} min",
           file=sys.stderr)
     return 0
 
 
+# --- rate -----------------------------------------------------------------------------------------
+
+DEFAULT_RATE_GAMES, DEFAULT_WIDTH = 200, 100.0  # as reporting.rate's (not imported: parsing only)
+
+
+@dataclass(frozen=True)
+class RateOptions:
+    """``agent.py rate``'s options (docs/rate.md)."""
+
+    player: str | None = positional(
+        nargs="?", metavar="PLAYER",
+        help="the player to rate (any player spec); or --db and --student instead")
+    out: str | None = option("--out", metavar="DIR",
+                             help="write rate.md, rate.json, the figures and the games here; a"
+                                  " rerun goes on (default: rated/ and the player's name)")
+    games: int = option("--games", type=whole(1), default=DEFAULT_RATE_GAMES, metavar="N",
+                        help=f"games at most (default {DEFAULT_RATE_GAMES})")
+    width: float = option("--width", type=float, default=DEFAULT_WIDTH, metavar="POINTS",
+                          help="stop sooner once the 95 %% interval is at most this wide"
+                               f" (default {DEFAULT_WIDTH:g}; 0: play all the games)")
+    time: float | None = time_option(what="the rated player's time per move")
+    workers: int | None = workers_option()
+    scheduler: str | None = scheduler_option()
+    seed: int | None = option("--seed", type=int, metavar="X",
+                              help="seed of every random choice (default: a random one, printed)")
+    ladder: str | None = option("--ladder", metavar="PATH",
+                                help="the ladder file (default: the shipped one)")
+    db: str | None = option("--db", metavar="PATH",
+                            help="rate a student from a local server's games (with --student)")
+    student: str | None = option("--student", metavar="ID",
+                                 help="the student (STIL id) whose games in --db are rated")
+
+
+def rate_command(options: RateOptions, context: Context) -> int:
+    from reporting.rate import rate_options
+
+    return rate_options(options.player, options.out, games=options.games, width=options.width,
+                        seconds=options.time, workers=options.workers,
+                        scheduler=options.scheduler, seed=options.seed, ladder=options.ladder,
+                        db=options.db, student=options.student, settings=context.settings,
+                        config=context.config)
+
+
 COMMANDS = [
     Command("report", "the measurements and figures for the course report", ReportOptions,
             report_command, compiles=True, description=__doc__),
+    Command("rate", "a player's rating on the calibrated ladder, its accuracy, time and faults",
+            RateOptions, rate_command, compiles=True, description=RATE_DESCRIPTION),
 ]

@@ -28,9 +28,9 @@ from arena.results import Summary, summarize
 from arena.tournament import TournamentGame, make_plan, run_tournament
 from batch import BatchExecutor
 from board import Board
-from ecosystems.players import parse_spec
+from ecosystems.players import is_ours, parse_spec
 from engine.referee import judge_move
-from settings import AgentSettings, SolverSettings, revised
+from settings import AgentSettings, SolverSettings, UsageError, revised
 from solver.book import Book, load_book
 from solver.make_book.worker import worker_solver
 from timecontrol import Limit
@@ -83,6 +83,32 @@ def course_agent(agent: AgentSettings, heuristic: str | None = None) -> AgentSet
 def default_player(seconds: float) -> str:
     """The player a report measures unless told: ours in course mode at ``seconds``."""
     return f"ours:{seconds:g}:course"
+
+
+@dataclass(frozen=True)
+class Measuring:
+    """Whom a report measures: ``spec`` (a player spec), called ``label`` (None: ours in course
+    mode, the report's default); ``course`` the settings of our engine in course mode when the
+    player is one (the depth, the speed and the evaluations are measured on it), else None:
+    those are not available for the player."""
+
+    spec: str
+    label: str | None
+    course: AgentSettings | None
+
+
+def measuring(player: str | None, seconds: float, agent: AgentSettings) -> Measuring:
+    """The player of ``--player`` (None: the default), checked now; ``seconds`` is the time of
+    an ``ours`` given without one."""
+    if player is None:
+        return Measuring(default_player(seconds), None, agent)
+    spec = parse_spec(player, seconds=seconds)
+    if spec.kind == "human":
+        raise UsageError("--player human: a report measures a program; `agent.py play` plays you")
+    course = None
+    if is_ours(spec) and spec.agent_settings(agent).mode == "course":
+        course = spec.agent_settings(agent)
+    return Measuring(player, spec.label, course)
 
 
 def play_opponents(agent: AgentSettings, solver: SolverSettings, seconds: float, games: int,
