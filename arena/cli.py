@@ -46,7 +46,7 @@ from engine.overrides import with_mode
 from engine.players import OursPlayer
 from settings import AgentSettings, SolverSettings, UsageError
 from terminal import progress
-from vocabulary import Mode
+from vocabulary import Mode, column_label
 
 # --- tournament -----------------------------------------------------------------------------
 
@@ -218,9 +218,10 @@ def play_terminal(agent: AgentSettings, *, seconds: float, human_first: bool, st
     say("Loading the agent (the very first run compiles the search, which takes a while)...")
     ours = OursPlayer(agent, solver, seconds=seconds)
     you, it = disc(human_first), disc(not human_first)
-    say(f"You play {you}, the agent plays {it} in {agent.mode} mode with {seconds:g} s per"
+    say(f"You play {you} ({'first' if human_first else 'second'}), the agent plays {it} in"
+        f" {agent.mode} mode with {seconds:g} s per"
         f" move. {'You start.' if human_first else 'The agent starts.'}")
-    say("Drop a disc by typing its column number; connect four to win.")
+    say("Drop a disc by typing its column number, 1-7 as in move strings; connect four to win.")
 
     def on_move(board: Board, move: PlayedMove) -> None:
         agent_moved = (move.side == 0) != human_first
@@ -228,7 +229,7 @@ def play_terminal(agent: AgentSettings, *, seconds: float, human_first: bool, st
             detail = f"{move.seconds:.2f} s"
             if move.depth is not None:
                 detail += f", depth {move.depth}, {move.source}, {move.mode} mode"
-            say(f"The agent plays column {move.column} ({detail}).")
+            say(f"The agent plays column {column_label(move.column)} ({detail}).")
         elif not board.is_over():
             say(f"The agent is thinking (up to {seconds:g} s)...")
 
@@ -263,9 +264,7 @@ def _announce(record: PlayedGame, human_first: bool, say: Callable[..., None]) -
     else:
         say("The agent wins: four in a row." if record.reason == FOUR
             else f"You lose: {escape(record.detail)}.")
-    say(f"Columns played: {' '.join(map(str, record.columns))}")
-    say(f"As a move string for `agent.py analyze` (Pons' notation, 1-based):"
-        f" {moves_to_string(record.columns)}")
+    say(f"Move string (for `agent.py analyze`): {moves_to_string(record.columns)}")
 
 
 __all__ = ["play_command", "play_terminal", "tournament_command"]

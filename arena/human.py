@@ -1,7 +1,7 @@
 """A person at the terminal as a player, and the board as the terminal shows it.
 
-Columns are numbered 0-6, as the course server counts them, in the picture and at the prompt.
-The first player's discs are X (red), the second's O (yellow).  Colours come from rich
+Columns are numbered 1-7, as in move strings (``vocabulary.columns``), in the picture and at the
+prompt.  The first player's discs are X (red), the second's O (yellow).  Colours come from rich
 (``terminal.console``): only on a terminal, never with ``NO_COLOR`` set or ``TERM=dumb``.
 """
 
@@ -70,7 +70,7 @@ class HumanPlayer:
         self.say()
         self.say(render_board(board, last=self._reply_column(board)))
         while True:
-            self.console.print(f"Your move {me} (column 0-{WIDTH - 1}, q to quit): ", end="")
+            self.console.print(f"Your move {me} (column 1-{WIDTH}, q to quit): ", end="")
             self.stdout.flush()
             line = self.stdin.readline()
             if not line:
@@ -83,7 +83,7 @@ class HumanPlayer:
                 raise GameAbandoned("quit")
             problem = self._problem(board, text)
             if not problem:
-                column = int(text)
+                column = int(text) - 1
                 self._after_mine = board.play(column)
                 return column
             self.say(f"  {escape(problem)}; try again.")
@@ -102,9 +102,9 @@ class HumanPlayer:
         if not (text.isascii() and text.isdigit()):
             return f"{shown!r} is not a column number"
         # compared as text first: int() of thousands of digits is refused by Python itself
-        if len(text) > 2 or not 0 <= int(text) < WIDTH:
-            return f"column {shown} does not exist: columns are 0-{WIDTH - 1}"
-        if not board.can_play(int(text)):
+        if len(text) > 2 or not 1 <= int(text) <= WIDTH:
+            return f"column {shown} does not exist: columns are 1-{WIDTH}"
+        if not board.can_play(int(text) - 1):
             return f"column {int(text)} is full"
         return ""
 

@@ -47,11 +47,11 @@ def play(lines: str, *, human_first: bool = True) -> tuple[int, str]:
 
 
 def test_bad_input_is_asked_again_then_quit() -> None:
-    code, out = play("seven\n9\n7\n\n-3\n" + "9" * 5000 + "\n03\nq\n")
+    code, out = play("seven\n9\n0\n\n-3\n" + "9" * 5000 + "\n04\nq\n")
     assert code == 0
     assert "'seven' is not a column number; try again." in out
-    assert "column 9 does not exist: columns are 0-6; try again." in out
-    assert "column 7 does not exist" in out
+    assert "column 9 does not exist: columns are 1-7; try again." in out
+    assert "column 0 does not exist" in out
     assert "type a column number; try again." in out
     assert "'-3' is not a column number" in out
     assert "column 99999999999999999999... does not exist" in out
@@ -62,9 +62,9 @@ def test_bad_input_is_asked_again_then_quit() -> None:
 
 def test_a_full_column_is_refused() -> None:
     out = io.StringIO()
-    human = HumanPlayer(io.StringIO("3\n4\n"), out, colour=False)
-    assert human.choose(Board.from_moves("444444")) == 4
-    assert "column 3 is full; try again." in out.getvalue()
+    human = HumanPlayer(io.StringIO("4\n5\n"), out, colour=False)
+    assert human.choose(Board.from_moves("444444")) == 4  # 0-based: the column typed as 5
+    assert "column 4 is full; try again." in out.getvalue()
 
 
 def test_end_of_input_exits_cleanly() -> None:
@@ -84,19 +84,20 @@ def test_ctrl_c_exits_cleanly() -> None:
 @pytest.mark.parametrize("human_first", [True, False])
 def test_a_whole_game_ends_with_a_verdict(human_first: bool) -> None:
     # a person who cycles through the columns; full ones are asked again
-    code, out = play("0\n1\n2\n3\n4\n5\n6\n" * 12, human_first=human_first)
+    code, out = play("1\n2\n3\n4\n5\n6\n7\n" * 12, human_first=human_first)
     assert code == 0
     verdicts = ("The agent wins: four in a row.", "You win! Four in a row.",
                 "Draw: the board is full.")
     assert sum(out.count(v) for v in verdicts) == 1
     assert "The agent wins" in out  # it does not lose to this
-    columns = out.split("Columns played: ")[1].splitlines()[0].split()
-    moves = out.split("(Pons' notation, 1-based): ")[1].split()[0]
+    moves = out.split("Move string (for `agent.py analyze`): ")[1].split()[0]
     board = Board.from_moves(moves)
-    assert board == Board.from_moves([int(c) for c in columns], one_based=False)
+    # The agent's moves, as it said them, are the move string's (columns 1-7 in both).
+    agent_said = re.findall(r"The agent plays column (\d) ", out)
+    assert agent_said == list(moves[(0 if not human_first else 1)::2])
     assert board.is_over() and board.last_mover_won()
     assert len(moves) % 2 == (0 if human_first else 1)  # the agent made the last move
-    assert ("You play X" in out) == human_first
+    assert ("You play X (first)" in out) == human_first
 
 
 def shown(markup: str, *, colour: bool | None, environ: dict[str, str] | None = None) -> str:
@@ -114,7 +115,7 @@ def shown(markup: str, *, colour: bool | None, environ: dict[str, str] | None = 
 def test_board_shows_first_player_as_x_and_marks_the_last_move() -> None:
     board = Board.from_moves("445")
     lines = shown(render_board(board, last=4), colour=False).splitlines()
-    assert lines[-2] == "0 1 2 3 4 5 6"
+    assert lines[-2] == "1 2 3 4 5 6 7"
     assert lines[-3] == ". . . X X . ."
     assert lines[-4] == ". . . O . . ."
     assert lines[-1] == " " * 8 + "^"
@@ -135,9 +136,9 @@ def test_colour_only_on_a_terminal_without_no_color() -> None:
 
 def test_human_player_marks_the_reply() -> None:
     out = io.StringIO()
-    human = HumanPlayer(io.StringIO("3\n2\n"), out, colour=False)
-    assert human.choose(Board()) == 3
-    assert human.choose(Board.from_moves("46")) == 2  # the reply was column 5
+    human = HumanPlayer(io.StringIO("4\n3\n"), out, colour=False)
+    assert human.choose(Board()) == 3  # 0-based
+    assert human.choose(Board.from_moves("46")) == 2  # the reply was column 6
     last_board = out.getvalue().split("Your move")[-2]
     assert last_board.rstrip().endswith(" " * 10 + "^")
 
@@ -147,10 +148,11 @@ def test_human_player_marks_the_reply() -> None:
 def test_play_has_a_mode_and_says_it_with_each_move(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, mode: str, stages: str
 ) -> None:
-    monkeypatch.setattr(sys, "stdin", io.StringIO("3\nq\n"))
+    monkeypatch.setattr(sys, "stdin", io.StringIO("4\nq\n"))
     assert agent.main(["play", "--mode", mode, "--time", "0.2"]) == 0
     out = capsys.readouterr().out
     assert f"the agent plays O in {mode} mode with 0.2 s per move" in out
+    assert "You play X (first)" in out
     # As online, local and move say it: the stage that decided the move, and the mode.
     assert re.search(rf"The agent plays column \d \(\d+\.\d\d s, depth \d+, ({stages}),"
                      rf" {mode} mode\)\.", out), out
@@ -166,12 +168,12 @@ def test_real_process_with_piped_input() -> None:
     env = {**os.environ, "NO_COLOR": "1"}
     result = subprocess.run(
         [sys.executable, str(ROOT / "agent.py"), "play", "--time", "0.05", "--first", "agent"],
-        input="x\n3\n", capture_output=True, text=True, cwd=ROOT, env=env, timeout=120,
+        input="x\n4\n", capture_output=True, text=True, cwd=ROOT, env=env, timeout=120,
     )
     assert result.returncode == 0, result.stderr
     assert "Traceback" not in result.stderr
-    assert "You play O, the agent plays X" in result.stdout
-    assert "Your move O (column 0-6, q to quit): x\n  'x' is not a column number" in result.stdout
+    assert "You play O (second), the agent plays X" in result.stdout
+    assert "Your move O (column 1-7, q to quit): x\n  'x' is not a column number" in result.stdout
     assert result.stdout.count("The agent plays column") == 2
     assert "Game abandoned. Bye!" in result.stdout
 
