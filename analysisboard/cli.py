@@ -20,7 +20,7 @@ from pathlib import Path
 
 from analysisboard.analysts import Analysts
 from analysisboard.diagram import FORMATS, draw
-from analysisboard.games import GameFiles
+from analysisboard.games import RATED_GAMES, GameFiles
 from analysisboard.params import MAX_SECONDS, MIN_SECONDS
 from analysisboard.verdicts import columns_part
 from board import Board, IllegalMove
@@ -45,6 +45,9 @@ class BoardOptions:
                               help=f"port (default {SHIPPED.port}; 0 = any free one)")
     db: str | None = option("--db", metavar="PATH",
                             help="a local server's database whose games the review lists too")
+    rated: str | None = option("--rated", metavar="DIR",
+                               help="the folder of an `agent.py rate` run whose games the review"
+                                    " lists too (its report's links open them)")
     no_open: bool = flag("--no-open", help="do not open a browser")
 
 
@@ -92,7 +95,11 @@ def board_settings(options: BoardOptions, settings: Settings, config: str | None
         where = "--db" if options.db is not None else "board.db"
         raise UsageError(f"{where}: {server} is not a file (give a local server's database,"
                          " such as records/local-server.sqlite3)")
-    return chosen, GameFiles(record, server)
+    rated = Path(options.rated) if options.rated is not None else None
+    if rated is not None and not (rated / RATED_GAMES).is_file():
+        raise UsageError(f"--rated: {rated} holds no {RATED_GAMES} (give the --out folder of an"
+                         " `agent.py rate` run)")
+    return chosen, GameFiles(record, server, rated)
 
 
 def has_display() -> bool:
@@ -125,7 +132,8 @@ def board_command(options: BoardOptions, context: Context) -> int:
     analysts = Analysts(settings, chosen.analysts)
     print(f"analysis board on {url}  (Ctrl-C stops it)")
     reviewed = [f"the record {games.record}"] + (
-        [f"the local server's {games.server}"] if games.server is not None else [])
+        [f"the local server's {games.server}"] if games.server is not None else []) + (
+        [f"the rate run {games.rated}"] if games.rated is not None else [])
     print(f"  games to review: {' and '.join(reviewed)}")
     sys.stdout.flush()
     if not options.no_open and has_display():
