@@ -15,9 +15,9 @@ import pytest
 
 import agent
 from board import Board
-from client.online import run_online
 from client.game import EngineMoveError
 from client.localgame import LocalGameError, play_local_game
+from client.online import run_online
 from client.records import ONLINE, RecordBusy, Records
 from course.errors import ClientError
 from engine import Decision, Engine
