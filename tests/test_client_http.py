@@ -19,10 +19,10 @@ import pytest
 import requests
 
 from board import Board
-from client.online import run_online
 from client.game import EngineMoveError
 from client.http import HttpCourseServer
 from client.mirror import resume_problem
+from client.online import run_online
 from client.records import ONLINE, Records
 from course.errors import (
     ConnectionLost,
