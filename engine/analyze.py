@@ -63,12 +63,6 @@ class ColumnView:
             return None
         return result(self.score, moves, exact=self.exact)
 
-    def proven_words(self, moves: int) -> str:
-        """The proven result in words and who proved it, "win in 3 moves (book)" ("" if not
-        proven)."""
-        proven = self.result(moves)
-        return "" if proven is None else f"{proven.words()} ({self.source})"
-
 
 def best_column(views: list[ColumnView]) -> ColumnView:
     """The column to play: the best proven win or draw (an exact score before an outcome of the
@@ -205,23 +199,26 @@ def analyze_command(options: AnalyzeOptions, context: Context) -> int:
 
 def analysis_lines(board: Board, views: list[ColumnView], best: ColumnView, nodes: int,
                    elapsed: float) -> list[str]:
-    """``analyze``'s table for people: columns 1-7, each proven result in ``Proven``'s words."""
+    """``analyze``'s table for people: columns 1-7, each proven result in ``Proven``'s words
+    and who proved it (Pons' scores are in ``--json``)."""
     first = board.first_player_to_move
     mover, other = symbol(first), symbol(not first)
-    header = "proven result (who proved it)"
-    lines = [f"{side_words(first)} to move; columns 1-7 as in move strings; results for {mover}"
-             f" ({scale_note(mover, other)})",
-             f"{'column':>6}  {header:<40}  heuristic estimate (unproven)"]
+    lines = [f"{side_words(first)} to move; columns 1-7 as in move strings; results for {mover}:",
+             f"  {scale_note(mover, other)}",
+             f"{'column':>6}  {'proven result':<36}  {'by':<6}  heuristic estimate (unproven)"]
     for v in views:
-        if not v.playable:
-            proven, estimate = "full", ""
-        else:
-            proven = v.proven_words(board.moves)
+        words, by, estimate = "full", "", ""
+        if v.playable:
+            proven = v.result(board.moves)
+            words = proven.words() if proven is not None else ""
+            by = (v.source or "") if proven is not None else ""
             estimate = f"~{v.score:+d}" if v.proof == "estimate" else ""
         marker = "  <- best" if v.column == best.column else ""
-        lines.append(f"{column_label(v.column):>6}  {proven:<40}  {estimate}{marker}".rstrip())
-    if best.outcome is not None:
-        verdict = f"proven: {best.proven_words(board.moves)}"
+        lines.append(f"{column_label(v.column):>6}  {words:<36}  {by:<6}  {estimate}{marker}"
+                     .rstrip())
+    proven = best.result(board.moves)
+    if proven is not None:
+        verdict = f"proven by the {best.source}: {proven.words()}"
     else:
         verdict = "an estimate: no column was proven better in the time"
     lines.append(f"best move: column {column_label(best.column)}, {verdict}"

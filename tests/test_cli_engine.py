@@ -44,23 +44,30 @@ def test_move_finds_the_winning_column_in_server_numbering(capsys: pytest.Captur
 def test_move_prints_board_and_figures(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "move", "", "--depth", "5", "--time", "1")
     assert code == 0
-    assert "0 1 2 3 4 5 6" in out
-    assert "depth: 5" in out and "nodes:" in out and "move: column" in out
+    assert "1 2 3 4 5 6 7" in out
+    assert "depth: 5" in out and "nodes:" in out
+    assert "move: column 4 (1-7, as in move strings; 3 in JSON and to the server) for X (first)" \
+        in out
 
 
-def test_move_says_how_many_discs_a_proven_result_takes(capsys: pytest.CaptureFixture[str]) -> None:
+def test_move_says_how_many_moves_a_proven_result_takes(capsys: pytest.CaptureFixture[str]) -> None:
     # The side to move wins with its next disc (column 3 completes a row of four).
     code, out, _ = run(capsys, "move", "445566", "--mode", "strongest", "--time", "2")
     assert code == 0
-    assert "exact score 18 (Pons' scale), 1 disc to the end" in out
-    # Past the book (14 discs): the solver proves a win with our second disc from now.
+    assert "win in 1 move for X (first)" in out
+    # Past the book (14 discs): the solver proves a win with our second move from now.
     code, out, _ = run(capsys, "move", "36762377233722", "--mode", "strongest", "--time", "2")
     assert code == 0
-    assert "3 discs to the end" in out
+    assert "proven by the solver: win in 2 moves for X (first)" in out
+    # The same position in course mode: the search proves it, and says it in the same words.
+    code, out, _ = run(capsys, "move", "36762377233722", "--mode", "course", "--time", "2")
+    assert code == 0
+    assert "score: win in 2 moves for X (first) (proven by the heuristic search" in out
     # In the book's complete layers a win may be known as a win only, and is said so.
     code, out, _ = run(capsys, "move", "4455", "--mode", "strongest", "--time", "2")
     assert code == 0
-    assert "proven by the book: a win for the side to move; the book holds the outcome only" in out
+    assert ("proven by the book: win (distance not proven) for X (first) (the book holds the"
+            " outcome only)") in out
 
 
 def test_evaluate_json_matches_the_heuristic(capsys: pytest.CaptureFixture[str]) -> None:

@@ -149,16 +149,19 @@ def test_analyze_text_shows_board_scores_and_best_move(capsys: Cap, monkeypatch:
     code, out, _ = run(capsys, monkeypatch, "", "analyze", "2252576253462244111563365343671351441",
                        "--no-book")
     assert code == 0
-    assert "0 1 2 3 4 5 6" in out
-    assert "O to move (player 2); columns 0-6 as the server counts them" in out
+    assert "1 2 3 4 5 6 7" in out
+    assert "O (second) to move; columns 1-7 as in move strings; results for O:" in out
+    assert "'loss in 3 moves': X wins answering O's 3rd" in out
     lines = out.splitlines()
     header = next(line for line in lines if line.startswith("column"))
-    assert "proven" in header and "heuristic estimate (unproven)" in header
+    assert "proven result" in header and "heuristic estimate (unproven)" in header
     assert "     4  full" in lines
-    assert any(line.startswith("     5  loss in 4 discs, -1 (solver)") and
-               line.endswith("<- best") for line in lines)
-    assert "     6  loss in 2 discs, -2 (solver)" in lines
-    assert lines[-1].startswith("best move: column 5, proven: loss in 4 discs, -1 (solver)")
+    # Pons' -1 and -2 of the 0-based columns 5 and 6, in the one renderer's words.
+    assert any(line.startswith("     6  loss in 2 moves") and line.endswith("<- best")
+               and " solver " in line for line in lines)
+    assert any(line.startswith("     7  loss in 1 move ") and line.endswith("solver")
+               for line in lines)
+    assert lines[-1].startswith("best move: column 6, proven by the solver: loss in 2 moves")
 
 
 @pytest.mark.parametrize(("moves", "message"), [
