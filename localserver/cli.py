@@ -11,6 +11,7 @@ uvicorn's log and exit.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import ipaddress
 import shlex
 import sys
@@ -70,9 +71,12 @@ def serve_settings(options: ServeOptions, settings: Settings, config: str | None
     return served, behaviour
 
 
-def describe(behaviour: Behaviour, bot_depth: int) -> str:
-    """The behaviour in a line: who starts, the bot, and how this server version answers."""
+def describe(behaviour: Behaviour, bot_depth: int, bots: str | None = None) -> str:
+    """The behaviour in a line: who starts, the bot (``bots``: a spec's player instead), and
+    how this server version answers."""
     bot = f"minimax depth {bot_depth}" if behaviour.bot == "minimax" else "random"
+    if bots is not None:
+        bot = bots
     parts = [f"bot: {bot}", f"first: {behaviour.first}",
              "stats: " + ("yes" if behaviour.stats_endpoint else "none (HTTP 404)")]
     if behaviour.null_start_reply:
@@ -116,14 +120,21 @@ def serve_command(options: ServeOptions, context: Context) -> int:
 
     from localserver.app import create_app
     from localserver.background import bind_socket
+    from localserver.bots import bots_of_option
     from localserver.service import CourseService
     from localserver.slow_requests import guarded_protocol
 
+    agent = context.settings.agent
+    bots = bots_of_option(options.bot, seconds=agent.seconds_per_move, agent=agent,
+                          solver=context.settings.solver)
+    if bots is not None:  # the course's bot switch keeps its variant's value
+        options = dataclasses.replace(options, bot=None)
     settings, behaviour = serve_settings(options, context.settings, context.config)
     service = CourseService(
         settings.db, api_key=settings.api_key, bot_depth=settings.bot_depth,
         time_limit=settings.time_limit, full_board_win_is_draw=settings.full_board_win_is_draw,
         variant=settings.variant, **{switch: getattr(behaviour, switch) for switch in SWITCHES},
+        bots=bots,
     )
     try:
         try:
@@ -136,10 +147,13 @@ def serve_command(options: ServeOptions, context: Context) -> int:
         host = f"[{settings.host}]" if ":" in settings.host else settings.host
         url = f"http://{host}:{port}/"
         service.warm_up()
+        if bots is not None:
+            bots.warm_up()
         limit = f"{settings.time_limit:g} s per move" if settings.time_limit > 0 else "no limit"
         ids, course_key = context.settings.server.stil_ids, context.settings.server.api_key
         print(f"local course server on {url}  (docs: {url}docs, progress: {url}progress)")
-        print(f"  variant {settings.variant}: {describe(behaviour, settings.bot_depth)}")
+        shown = None if bots is None else bots.describe()
+        print(f"  variant {settings.variant}: {describe(behaviour, settings.bot_depth, shown)}")
         key = key_shown(settings.api_key, course_key)
         print(f"  time: {limit}; database: {settings.db}; api key: {key}")
         command = play_command(url, settings.api_key, ids, context.config, course_key)
@@ -184,8 +198,10 @@ class ServeOptions:
     variant: str | None = option("--variant", choices=tuple(VARIANTS),
                                  help="the course server version to behave like (default"
                                       f" {SHIPPED.variant})")
-    bot: str | None = option("--bot", choices=("minimax", "random"),
-                             help="the bot's way of playing (default: the variant's)")
+    bot: str | None = option("--bot", metavar="minimax|random|SPEC",
+                             help="the bot's way of playing (default: the variant's), or any"
+                                  " player spec (ours:0.5, kaggle:negamax, connectx:PATH,"
+                                  " program:CMD...; docs/local-server.md)")
     first: str | None = option("--first", choices=("student", "bot", "random"),
                                help="who starts a game (default: the variant's)")
     null_start_reply: bool | None = option(

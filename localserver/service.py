@@ -46,7 +46,7 @@ import random
 import threading
 import time
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import ValidationError
 
@@ -76,8 +76,13 @@ from localserver.store import (
     StoredGame,
 )
 from localserver.variants import START_MESSAGE_2021, resolve
+from outside.faults import AgentFault
 from settings import ConfigError, LocalServerSettings
 from settings.loading import describe
+
+if TYPE_CHECKING:
+    from engine.players import Player
+    from localserver.bots import Bots
 
 MAX_IDS = 10  # our limit on the ids of one group; the real server's is unknown
 MIN_MOVE, MAX_MOVE = NEW_GAME, WIDTH - 1
@@ -150,7 +155,10 @@ class CourseService:
     """Games against the course's bot for any number of players, kept in SQLite.
 
     ``variant`` and the switches after it (None: the variant's) say which version of the
-    course server to behave like (``localserver.variants``).
+    course server to behave like (``localserver.variants``).  ``bots`` (``localserver.bots``)
+    replaces the course's bot by a player of any spec, one per game (``serve --bot SPEC``):
+    a fault of that player (an outside agent late, crashed...: ``outside.AgentFault``, or any
+    error) ends its game as won by the student, the fault in the game's note.
     """
 
     def __init__(
@@ -170,6 +178,7 @@ class CourseService:
         every_start_lost: bool | None = None,
         rng: random.Random | None = None,
         clock: Callable[[], float] = time.monotonic,
+        bots: Bots | None = None,
     ) -> None:
         switches = {"bot": bot, "first": first, "null_start_reply": null_start_reply,
                     "float_results": float_results, "stats_endpoint": stats_endpoint,
@@ -204,8 +213,17 @@ class CourseService:
         # the database gets a fresh allowance with its first move after the restart.
         self._last_reply: dict[int, float] = {}
         self.store = GameStore(db_path)
+        self.bots = bots
+        self._game_bots: dict[int, Player] = {}  # running game id -> its bot (with ``bots``)
+        self._game_bots_lock = threading.Lock()
 
     def close(self) -> None:
+        if self.bots is not None:
+            with self._game_bots_lock:
+                running = list(self._game_bots.values())
+                self._game_bots.clear()
+            for bot in running:
+                self.bots.game_over(bot)
         self.store.close()
 
     # --- locks --------------------------------------------------------------------------------
@@ -228,8 +246,51 @@ class CourseService:
 
     def warm_up(self) -> None:
         """Compile (or load) the bot's search now rather than on the first game."""
-        if self.bot == "minimax":
+        if self.bots is None and self.bot == "minimax":
             self._bot_move(Board())
+
+    def _new_bot(self, player: str) -> Player | None:
+        """A new game's bot from ``bots`` (None: the course's bot plays)."""
+        if self.bots is None:
+            return None
+        bot = self.bots.for_game(player)
+        bot.new_game()
+        return bot
+
+    def _game_bot(self, game: StoredGame) -> Player | None:
+        """The running game's bot (a game of before a restart gets a new one)."""
+        if self.bots is None:
+            return None
+        with self._game_bots_lock:
+            bot = self._game_bots.get(game.id)
+        if bot is None:
+            bot = self._new_bot(game.player)
+            assert bot is not None
+            with self._game_bots_lock:
+                self._game_bots[game.id] = bot
+        return bot
+
+    def _drop_bot(self, game_id: int) -> None:
+        if self.bots is None:
+            return
+        with self._game_bots_lock:
+            bot = self._game_bots.pop(game_id, None)
+        if bot is not None:
+            self.bots.game_over(bot)
+
+    def _move_of(self, bot: Player | None, board: Board) -> tuple[int, str]:
+        """The bot's column, or ``NO_MOVE`` and its fault in words (``kind: detail``)."""
+        if bot is None:
+            return self._bot_move(board), ""
+        try:
+            column = bot.choose(board)
+        except AgentFault as fault:
+            return NO_MOVE, f"{fault.kind.value}: {fault.detail}"
+        except Exception as exc:  # a bot's failure loses its game, the server goes on
+            return NO_MOVE, f"error: {type(exc).__name__}: {exc}"
+        if isinstance(column, bool) or not isinstance(column, int) or not board.can_play(column):
+            return NO_MOVE, f"illegal: answered {column!r}, not a free column"
+        return column, ""
 
     def _result_json(self, value: float) -> float | int:
         """A result as the server sends it: 1, -1 and -10 as integers and 0.5 as a float, or
@@ -267,16 +328,31 @@ class CourseService:
         first = self.first if self.first != "random" else self._rng.choice(("student", "bot"))
         board = Board()
         botmove = NO_MOVE
+        bot = self._new_bot(player)
+        fault = ""
         if first == "bot":
-            botmove = self._bot_move(board)
-            board = board.play_unchecked(botmove)
+            botmove, fault = self._move_of(bot, board)
+            if not fault:
+                board = board.play_unchecked(botmove)
         lost_start = None
         if running is None and self.behaviour.every_start_lost:
             # As a server version did: the -1 itself is booked as a lost game.
             lost_start = "Every new game (-1) is booked as a lost game on this server."
         game_id = self.store.start(player, first, "" if botmove < 0 else str(botmove),
-                                   abandon=running, lost_start=lost_start)
+                                   abandon=running, lost_start=lost_start,
+                                   bot=None if bot is None else bot.name)
+        if running is not None:
+            self._drop_bot(running.id)
+        if bot is not None:
+            with self._game_bots_lock:
+                self._game_bots[game_id] = bot
         prefix = "Your running game was counted as a loss. " if running is not None else ""
+        if fault:
+            game = self.store.running(player)
+            assert game is not None and bot is not None
+            msg = f"{prefix}{self._bot_lost(game, '', bot, fault)}"
+            return {"status": True, "msg": msg, "result": self._result_json(WIN),
+                    "botmove": NO_MOVE, "state": _state(board, first)}
         if self.behaviour.null_start_reply:  # first is "student" then (see variants.resolve)
             reply = {"status": True, "msg": START_MESSAGE_2021, "result": None, "botmove": None,
                      "state": None}
@@ -324,7 +400,13 @@ class CourseService:
             self._end(game, moves, outcome, result, msg)
             return {"status": True, "msg": msg, "result": self._result_json(result), "botmove": NO_MOVE,
                     "state": _state(board, game.first)}
-        botmove = self._bot_move(board)
+        bot = self._game_bot(game)
+        botmove, fault = self._move_of(bot, board)
+        if fault:
+            assert bot is not None
+            return {"status": True, "msg": self._bot_lost(game, moves, bot, fault),
+                    "result": self._result_json(WIN), "botmove": NO_MOVE,
+                    "state": _state(board, game.first)}
         board = board.play_unchecked(botmove)
         moves += str(botmove)
         ending = self._ends(board)
@@ -352,6 +434,13 @@ class CourseService:
     def _end(self, game: StoredGame, moves: str, outcome: str, result: float, note: str) -> None:
         self.store.finish(game, moves, outcome, result, note)
         self._last_reply.pop(game.id, None)
+        self._drop_bot(game.id)
+
+    def _bot_lost(self, game: StoredGame, moves: str, bot: Player, fault: str) -> str:
+        """End ``game`` as won by the student after its bot's fault; the message."""
+        msg = f"You won: the bot ({bot.name}) lost by a fault, {fault}"
+        self._end(game, moves, WON, WIN, msg)
+        return msg
 
     def stats(self, stil_ids: list[str], api_key: str) -> Reply:
         """``POST stats``: the stats dict (its ``status`` is null, as on the course server).

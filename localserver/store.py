@@ -49,7 +49,9 @@ CREATE TABLE IF NOT EXISTS games (
     result REAL,
     note TEXT,
     started REAL NOT NULL,
-    finished REAL
+    finished REAL,
+    -- the bot's player spec when it was not the course's bot (``serve --bot SPEC``)
+    bot TEXT
 );
 CREATE INDEX IF NOT EXISTS games_by_player ON games (player, id);
 CREATE UNIQUE INDEX IF NOT EXISTS one_running_game ON games (player) WHERE outcome = 'running';
@@ -74,6 +76,7 @@ class StoredGame:
     note: str | None
     started: float
     finished: float | None
+    bot: str | None = None  # the spec of the bot that played (None: the course's bot)
 
     @property
     def board(self) -> Board:
@@ -102,6 +105,7 @@ class GameStore:
                 self._conn = connect_read_only(db_path, READ_COLUMNS, shared=True)
             else:
                 self._conn = connect(db_path, SCHEMA, shared=True)
+                _add_bot_column(self._conn)
         except (OSError, sqlite3.DatabaseError) as exc:
             raise ConfigError(f"cannot use {db_path} as the server's database: {exc}") from exc
         self._lock = threading.Lock()
@@ -144,10 +148,11 @@ class GameStore:
         )
 
     def start(self, player: str, first: str, moves: str, *, abandon: StoredGame | None = None,
-              lost_start: str | None = None) -> int:
+              lost_start: str | None = None, bot: str | None = None) -> int:
         """A new running game; returns its id.  In the same transaction ``abandon`` (the
         player's running game) is ended as lost, or with ``lost_start`` (a note) the start
-        itself is booked as a lost game."""
+        itself is booked as a lost game.  ``bot``: the spec of the game's bot (None: the
+        course's)."""
         with self._transaction() as conn:
             if abandon is not None:
                 self._finish(conn, abandon.id, player, abandon.moves, ABANDONED, -1.0,
@@ -158,8 +163,8 @@ class GameStore:
                 self._finish(conn, int(cur.lastrowid or 0), player, "", ABANDONED, -1.0,
                              lost_start)
             cur = conn.execute(
-                "INSERT INTO games (player, first, moves, started) VALUES (?, ?, ?, ?)",
-                (player, first, moves, time.time()))
+                "INSERT INTO games (player, first, moves, started, bot) VALUES (?, ?, ?, ?, ?)",
+                (player, first, moves, time.time(), bot))
             return int(cur.lastrowid or 0)
 
     def advance(self, game: StoredGame, moves: str) -> None:
@@ -224,5 +229,14 @@ def _stats(row: sqlite3.Row) -> Stats:
 
 
 def _game(row: sqlite3.Row) -> StoredGame:
+    names = row.keys()  # (``in row`` would look among the values)
+    bot = row["bot"] if "bot" in names else None  # a database of an older version has none
     return StoredGame(int(row["id"]), row["player"], row["first"], row["moves"], row["outcome"],
-                      row["result"], row["note"], float(row["started"]), row["finished"])
+                      row["result"], row["note"], float(row["started"]), row["finished"], bot)
+
+
+def _add_bot_column(conn: sqlite3.Connection) -> None:
+    """Give a database of an older version the ``bot`` column (its games: the course's bot)."""
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(games)")}
+    if "bot" not in columns:
+        conn.execute("ALTER TABLE games ADD COLUMN bot TEXT")

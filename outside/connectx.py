@@ -106,17 +106,19 @@ class ConnectXPlayer:
     """A ConnectX agent file in its own process (see the module's docstring).
 
     ``seconds``: its ``actTimeout``; ``python``: the interpreter (None: ours); ``name``: its
-    label in tables.  ``overage`` is what is left of the current game's; ``log`` what the
-    agent printed in its last move (the first 1,024 characters, as Kaggle keeps them).
+    label in tables; ``game_overage``: the overage of each game (Kaggle's 60 s; less in
+    tests).  ``overage`` is what is left of the current game's; ``log`` what the agent
+    printed in its last move (the first 1,024 characters, as Kaggle keeps them).
     """
 
     def __init__(self, path: str, *, seconds: float, observe: Observe, python: str | None = None,
-                 name: str | None = None) -> None:
+                 name: str | None = None, game_overage: float = OVERAGE) -> None:
         self.path = str(Path(path).resolve())
         self.seconds = seconds
         self.python = python or sys.executable
         self.name = name or f"connectx:{path}"
-        self.overage = OVERAGE
+        self.game_overage = game_overage
+        self.overage = game_overage
         self.log = ""
         self._observe = observe
         self._child: Child | None = None
@@ -126,7 +128,7 @@ class ConnectXPlayer:
         """A fresh process for the new game (the last one's ended).  A process that cannot be
         started or does not say it is ready is the first move's fault."""
         self.end_game()
-        self.overage = OVERAGE
+        self.overage = self.game_overage
         self._pending = None
         try:
             child = Child([self.python, "-u", str(WORKER), self.path],

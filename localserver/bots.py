@@ -1,0 +1,110 @@
+"""The local server's opponents other than the course's bot: any player spec (``serve --bot
+SPEC``), one player per running game.
+
+``CourseService`` asks its ``Bots`` for a player when a game starts (``for_game``, given the
+student's key, so a chooser can pick by student: the rating ladder's rung nearest the
+student's rating) and hands it back when the game ends (``game_over``).  ``SpecBots`` builds
+players from a spec chosen per game and keeps the finished ones for later games (building
+``ours`` loads an engine; an outside agent starts its process per game anyway), so games of
+several students at once each have a player of their own.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+from collections.abc import Callable
+from typing import Protocol
+
+from ecosystems.players import Spec, build_player
+from engine.players import Player
+from outside import end_game
+from settings import AgentSettings, SolverSettings, UsageError
+
+
+class Bots(Protocol):
+    """Where the server's bots come from: one player for each game."""
+
+    def for_game(self, student: str) -> Player:
+        """The bot of a new game of ``student`` (its ``new_game`` is called by the server)."""
+        ...
+
+    def game_over(self, bot: Player) -> None:
+        """``bot``'s game is over (won, lost, abandoned): it may play another."""
+        ...
+
+    def describe(self) -> str:
+        """The bot in a few words, for the server's banner."""
+        ...
+
+
+class SpecBots:
+    """Players of the spec ``choose(student)`` names, built by ``ecosystems.players`` with the
+    configured ``agent`` and ``solver`` settings, kept per spec between games."""
+
+    def __init__(self, choose: Callable[[str], Spec], *, agent: AgentSettings | None = None,
+                 solver: SolverSettings | None = None, description: str | None = None) -> None:
+        self._choose = choose
+        self._agent = agent
+        self._solver = solver
+        self._description = description
+        self._free: dict[str, list[tuple[Spec, Player]]] = {}
+        self._specs: dict[int, Spec] = {}
+        self._lock = threading.Lock()
+
+    @classmethod
+    def of(cls, spec: Spec, *, agent: AgentSettings | None = None,
+           solver: SolverSettings | None = None) -> SpecBots:
+        """The same spec for every game."""
+        return cls(lambda _student: spec, agent=agent, solver=solver, description=spec.label)
+
+    def describe(self) -> str:
+        return self._description or "chosen per game"
+
+    def for_game(self, student: str) -> Player:
+        spec = self._choose(student)
+        with self._lock:
+            free = self._free.get(spec.label)
+            if free:
+                _, player = free.pop()
+                self._specs[id(player)] = spec
+                return player
+        player = build_player(spec, rng=random.Random(), agent=self._agent, solver=self._solver)
+        with self._lock:
+            self._specs[id(player)] = spec
+        return player
+
+    def game_over(self, bot: Player) -> None:
+        end_game(bot)
+        with self._lock:
+            spec = self._specs.pop(id(bot), None)
+            if spec is not None:
+                self._free.setdefault(spec.label, []).append((spec, bot))
+
+    def warm_up(self, student: str = "") -> None:
+        """Build a player now (an ``ours`` loads its engine), ready for the first game."""
+        self.game_over(self.for_game(student))
+
+
+
+
+COURSE_BOTS = ("minimax", "random")  # ``--bot`` values that keep the course's bot
+
+
+def bots_of_option(value: str | None, *, seconds: float, agent: AgentSettings | None = None,
+                   solver: SolverSettings | None = None) -> SpecBots | None:
+    """The bots of ``serve --bot VALUE``: None for the course's bot (no value, ``minimax``,
+    ``random``), else the players of a spec (``ours:0.5``, ``kaggle:negamax``, ``bot:5``,
+    ``connectx:PATH``, ``program:...``), ``seconds`` the default time of the spec's player.
+    Raises ``UsageError`` naming a bad spec."""
+    from ecosystems.players import parse_spec
+
+    if value is None or value.strip().lower() in COURSE_BOTS:
+        return None
+    spec = parse_spec(value, seconds=seconds)
+    if spec.kind == "human":
+        raise UsageError("--bot human: a person plays the local server through its client")
+    return SpecBots.of(spec, agent=agent, solver=solver)
+
+
+__all__ = ["COURSE_BOTS", "Bots", "SpecBots", "bots_of_option"]

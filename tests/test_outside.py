@@ -1,0 +1,289 @@
+"""Players from outside (``outside``): a Kaggle ConnectX file and a ``program:`` engine play real
+games in processes of their own; every way of misbehaving is a loss with its reason, no process
+is left behind, and a tournament with them completes and lists the faults."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import agent
+from arena.match import FOUR, FULL, PlayedGame, play_game
+from arena.results import summarize
+from arena.tournament import make_plan, run_tournament
+from board import Board
+from ecosystems.connectx import observation_of
+from ecosystems.players import is_outside, parse_spec
+from engine.players import RandomPlayer
+from outside import AgentFault, ConnectXPlayer, FaultKind, OutsideSpec, ProgramPlayer, split_specs
+from outside.process import Child, Limits, descendants
+from settings import UsageError
+
+DATA = Path(__file__).resolve().parent / "data" / "outside"
+AGENTS = DATA / "connectx"
+ENGINE = DATA / "engine.py"
+PYTHON = sys.executable
+
+
+def observe(board: Board, overage: float) -> dict[str, object]:
+    return observation_of(board, overage=overage)
+
+
+def connectx(name: str, seconds: float = 0.3, game_overage: float = 60.0) -> ConnectXPlayer:
+    return ConnectXPlayer(str(AGENTS / f"{name}.py"), seconds=seconds, observe=observe,
+                          name=name, game_overage=game_overage)
+
+
+def program(misbehave: str = "", seconds: float = 0.3) -> ProgramPlayer:
+    command = f"{PYTHON} {ENGINE}" + (f" --misbehave {misbehave}" if misbehave else "")
+    return ProgramPlayer(command, seconds=seconds, name=misbehave or "engine")
+
+
+def alive(pid: int) -> bool:
+    """True while ``pid`` runs (a zombie waiting for its parent counts as gone)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat[stat.rfind(")") + 2] != "Z"
+
+
+def game_against_random(player: ConnectXPlayer | ProgramPlayer, *, first: bool = True,
+                        seed: int = 1) -> PlayedGame:
+    """One game, the player's process checked gone at the end."""
+    before = set(descendants(os.getpid()))
+    player.new_game()
+    other = RandomPlayer(random.Random(seed))
+    try:
+        return play_game(player, other) if first else play_game(other, player)
+    finally:
+        player.end_game()
+        assert not [pid for pid in descendants(os.getpid()) if pid not in before and alive(pid)]
+
+
+def check_replays(record: PlayedGame) -> Board:
+    board = Board()
+    for move in record.moves:
+        board = board.play(move.column)
+    return board
+
+
+# --- games that go well -----------------------------------------------------------------------
+
+@pytest.mark.parametrize("first", [True, False])
+def test_a_connectx_file_plays_real_games(first: bool) -> None:
+    player = connectx("good")  # imports a module beside it at the top of the file
+    for seed in (1, 2):
+        record = game_against_random(player, first=first, seed=seed)
+        assert record.reason in (FOUR, FULL)
+        board = check_replays(record)
+        assert board.is_over()
+        side = 0 if first else 1
+        # the agent plays the most central free column: its first move is column 3
+        assert record.moves[side].column == 3
+
+
+def test_an_agent_of_one_argument_and_the_last_callable_rule() -> None:
+    record = game_against_random(connectx("one_argument"))
+    assert record.reason in (FOUR, FULL)
+    # the last callable of the file is a helper that returns 9: Kaggle calls it, not agent()
+    record = game_against_random(connectx("helper_last"))
+    assert (record.winner, record.reason) == (1, "illegal")
+    assert "returned 9" in record.detail and "INVALID" in record.detail
+
+
+def test_none_plays_column_0_and_prints_are_no_fault() -> None:
+    record = game_against_random(connectx("returns_none"))
+    assert record.moves[0].column == 0
+    assert record.reason in (FOUR, FULL) or "column 0, which is full" in record.detail
+    record = game_against_random(connectx("prints"))  # 2 MB of print() a move, as Kaggle logs it
+    assert record.reason in (FOUR, FULL)
+
+
+def test_a_program_plays_real_games_with_the_line_protocol() -> None:
+    player = program()
+    for first in (True, False):
+        record = game_against_random(player, first=first)
+        assert record.reason in (FOUR, FULL)
+        check_replays(record)
+    assert player.said_name == "tiny-engine"
+
+
+def test_a_program_is_told_the_game_as_a_move_string(tmp_path: Path) -> None:
+    """A start position from an opening is sent as a move string that reaches it."""
+    player = program()
+    player.new_game()
+    try:
+        start = Board.from_moves("445566")
+        record = play_game(player, RandomPlayer(random.Random(3)), start=start)
+    finally:
+        player.end_game()
+    # with 445566 played, the first player wins at once in column 3 or 7 (2 or 6 from 0)
+    assert record.moves[0].column in (2, 6) and record.reason == FOUR
+
+
+# --- faults ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("name", "kind", "words"), [
+    ("raises", FaultKind.ERROR, "ZeroDivisionError"),
+    ("broken_import", FaultKind.ERROR, "ModuleNotFoundError"),
+    ("numpy_int", FaultKind.NOT_A_COLUMN, "numpy.int64"),
+    ("float_column", FaultKind.NOT_A_COLUMN, "TypeError"),
+    ("junk", FaultKind.NOT_A_COLUMN, "str"),
+    ("out_of_range", FaultKind.ILLEGAL, "out of range"),
+    ("exits", FaultKind.EXITED, "status 0"),
+    ("floods", FaultKind.FLOODED, "MiB"),
+])
+def test_a_connectx_agent_that_misbehaves_loses_with_its_reason(name: str, kind: FaultKind,
+                                                                 words: str) -> None:
+    record = game_against_random(connectx(name))
+    assert record.winner == 1  # the agent started: the other side wins
+    assert record.reason == kind.value
+    assert words in record.detail
+
+
+def test_numpy_ints_are_invalid_as_kaggle_says_why() -> None:
+    record = game_against_random(connectx("numpy_int"))
+    assert "returned numpy.int64" in record.detail
+    assert "Kaggle rejects it as an invalid action" in record.detail
+
+
+def test_a_late_connectx_move_is_charged_to_the_overage_then_times_out() -> None:
+    # actTimeout 0.2 s, each move 0.5 s: 0.3 s of overage a move; 0.5 s of overage in all
+    player = connectx("sleeps", seconds=0.2, game_overage=0.5)
+    record = game_against_random(player)
+    assert record.reason == FaultKind.LATE.value
+    assert "TIMEOUT" in record.detail
+    assert len(record.moves) == 2  # its first move used overage and was played
+
+
+@pytest.mark.parametrize(("way", "kind"), [
+    ("late", FaultKind.LATE),
+    ("junk", FaultKind.NOT_A_COLUMN),
+    ("illegal", FaultKind.ILLEGAL),
+    ("flood", FaultKind.FLOODED),
+    ("exit", FaultKind.EXITED),
+    ("crash", FaultKind.CRASHED),
+])
+def test_a_program_that_misbehaves_loses_with_its_reason(way: str, kind: FaultKind) -> None:
+    record = game_against_random(program(way))
+    assert (record.winner, record.reason) == (1, kind.value)
+    assert len(record.moves) == 2  # it misbehaves in its second move
+    assert record.detail
+
+
+def test_a_program_that_forks_and_hangs_is_killed_with_its_child(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch
+                                                                  ) -> None:
+    pids = tmp_path / "pids"
+    monkeypatch.setenv("ENGINE_PIDS", str(pids))
+    record = game_against_random(program("fork-hang"))
+    assert record.reason == FaultKind.LATE.value and "grace" in record.detail
+    engine, child = map(int, pids.read_text().split())
+    assert not alive(engine)
+    assert not alive(child)  # the grandchild too
+
+
+def test_a_program_that_cannot_start_loses_its_first_move() -> None:
+    player = ProgramPlayer("/nonexistent/engine", seconds=0.2)
+    record = game_against_random(player)
+    assert (record.winner, record.reason) == (1, FaultKind.CRASHED.value)
+    assert "could not be started" in record.detail
+
+
+def test_limits_processor_time_and_memory() -> None:
+    deadline = time.monotonic() + 60
+    busy = Child([PYTHON, "-c", "while True: pass"], limits=Limits(cpu_seconds=1))
+    try:
+        with pytest.raises(AgentFault, match="RLIMIT_CPU") as caught:
+            busy.read_line(deadline, where="in its move")
+        assert caught.value.kind == FaultKind.CRASHED
+    finally:
+        busy.kill()
+    greedy = Child([PYTHON, "-c", "x = bytearray(400 * 1024 * 1024)"],
+                   limits=Limits(cpu_seconds=10, memory_bytes=200 * 1024**2))
+    try:
+        with pytest.raises(AgentFault, match=r"status 1.*MemoryError"):
+            greedy.read_line(deadline, where="in its move")
+    finally:
+        greedy.kill()
+
+
+# --- specs ----------------------------------------------------------------------------------
+
+def test_specs_parse_with_their_options() -> None:
+    path = AGENTS / "good.py"
+    spec = parse_spec(f"connectx:{path}:0.3:python={PYTHON}", seconds=1.0)
+    assert spec == OutsideSpec("connectx", str(path), 0.3, PYTHON) and is_outside(spec)
+    assert parse_spec(f"connectx:{path}", seconds=1.5) == OutsideSpec("connectx", str(path), 1.5)
+    spec = parse_spec(f'program:"{PYTHON} {ENGINE} --misbehave late":0.25')
+    assert spec == OutsideSpec("program", f"{PYTHON} {ENGINE} --misbehave late", 0.25)
+    assert parse_spec(spec.label) == spec  # a label is a spec
+    assert parse_spec(f"program:{PYTHON} {ENGINE}", seconds=2) == OutsideSpec(
+        "program", f"{PYTHON} {ENGINE}", 2)
+    assert split_specs(f'ours:0.5, program:"{PYTHON} -c \'a,b\'", random') == [
+        "ours:0.5", f'program:"{PYTHON} -c \'a,b\'"', "random"]
+
+
+@pytest.mark.parametrize(("spec", "words"), [
+    ("connectx:/no/such/agent.py", "is not a file"),
+    (f"connectx:{AGENTS / 'good.py'}:python=/no/such/python", "interpreter"),
+    (f"connectx:{AGENTS / 'good.py'}:fast", "good.py:fast is not a file"),
+    (f"connectx:{AGENTS / 'good.py'}:0.5:0.3", "second time"),
+    ("program:no-such-program-here --x", "not found on PATH"),
+    ('program:"unclosed', "not closed"),
+    (f"program:{PYTHON}:python=x", "not an option of program"),
+    (f"program:{PYTHON}:0", "time"),
+])
+def test_bad_specs_are_one_clear_error(spec: str, words: str) -> None:
+    with pytest.raises(UsageError, match=words):
+        parse_spec(spec, seconds=1.0)
+
+
+# --- a tournament with them -----------------------------------------------------------------
+
+def test_a_tournament_with_misbehaving_agents_completes_and_lists_the_faults() -> None:
+    texts = split_specs(f"connectx:{AGENTS / 'good.py'},connectx:{AGENTS / 'raises.py'},"
+                        f'program:"{PYTHON} {ENGINE} --misbehave late",'
+                        f'program:"{PYTHON} {ENGINE} --misbehave crash",random')
+    specs = [parse_spec(text, seconds=0.2) for text in texts]
+    before = set(descendants(os.getpid()))
+    plan = make_plan(specs, 2, seed=5)
+    summary = summarize(plan, run_tournament(plan), workers=1, elapsed=0.0)
+    assert len(summary.outcomes) == 20
+    assert not [pid for pid in descendants(os.getpid()) if pid not in before and alive(pid)]
+    faults = {(player, reason) for _, player, reason, _ in summary.faults}
+    labels = plan.labels
+    assert (labels[1], "error") in faults
+    assert (labels[2], "late") in faults
+    assert (labels[3], "crashed") in faults
+    overall = {standing.player: standing for standing in summary.overall}
+    # the agents that misbehave on their second move lose every game they do not finish first
+    assert overall[labels[3]].faults["crashed"] >= 4
+    assert overall[labels[0]].forfeits == 0
+    data = summary.to_dict()
+    assert {entry["reason"] for entry in data["faults"]} >= {"error", "late", "crashed"}
+    assert data["moves"][2]["budget_seconds"] == 0.2
+
+
+def test_the_tournament_command_shows_and_keeps_the_faults(capsys: pytest.CaptureFixture[str],
+                                                            tmp_path: Path) -> None:
+    players = (f"connectx:{AGENTS / 'numpy_int.py'},"
+               f'program:"{PYTHON} {ENGINE} --misbehave junk",random')
+    out_dir = tmp_path / "run"
+    code = agent.main(["tournament", "--players", players, "--games", "2", "--seed", "3",
+                       "--time", "0.2", "--workers", "1", "--out", str(out_dir)])
+    out, _ = capsys.readouterr()
+    assert code == 0
+    assert "Games lost by a fault" in out and "not_a_column" in out
+    games = [json.loads(line) for line in (out_dir / "games.jsonl").read_text().splitlines()]
+    assert len(games) == 6
+    assert sum(game["reason"] == "not_a_column" for game in games) >= 4
+    summary = (out_dir / "summary.md").read_text()
+    assert "## Faults" in summary and "numpy.int64" in summary
