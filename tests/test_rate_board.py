@@ -79,7 +79,7 @@ def test_a_worst_move_link_opens_the_game_where_the_board_agrees(url: str, run: 
 
 
 def test_a_game_not_in_the_run_is_one_sentence(url: str) -> None:
-    reply = requests.get(url + "api/review", params={"source": "rated", "id": 99}, timeout=60)
+    reply = requests.get(url + "api/review", params={"source": "rated", "id": "99"}, timeout=60)
     assert reply.status_code == 400 and "no game 99" in reply.json()["error"]
 
 
