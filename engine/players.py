@@ -11,8 +11,10 @@ name them on the command line:
   a mode (``course``: the heuristic search alone, the assignment's algorithm; ``strongest``:
   book, solver, search; ``search`` is another name for ``course``), ``dN`` (the search cut at depth N, 1-42;
   course mode only) and ``random-model`` (expectimax against a uniformly random opponent
-  instead of alpha-beta, ``search.expectimax``; course mode only).  ``ours:0.5:threats:course``,
-  ``ours:1:d8``, ``ours:strongest``, ``ours:0.5:random-model``;
+  instead of alpha-beta, ``search.expectimax``; course mode only), ``noise=P`` (a share P, 0-1,
+  of its moves replaced by uniformly random ones, drawn from the player's ``rng``: the rungs of
+  the rating ladder, ``arena.ladder``, are ``ours:0.05:strongest:noise=P``).
+  ``ours:0.5:threats:course``, ``ours:1:d8``, ``ours:strongest``, ``ours:0.5:random-model``;
 - ``bot[:DEPTH]``: the course server's bot, alpha-beta cut at DEPTH plies (default 3), random ties;
 - ``random``: a uniformly random legal move;
 - ``seed``: the seed assignment's player: alpha-beta at a fixed depth of 5 with ``windows5000``,
@@ -43,6 +45,8 @@ MAX_DEPTH = 42  # plies: a search or a bot never needs to look further than the 
 MODE_NAMES = {"course": "course", "strongest": "strongest", "search": "course"}
 # The spec option that plays expectimax against a random mover (``--opponent-model random``).
 RANDOM_MODEL = "random-model"
+# The spec option that replaces a share of the moves by random ones: ``noise=0.3``.
+NOISE = "noise="
 
 
 def check_seconds(value: float, where: str) -> float:
@@ -52,6 +56,16 @@ def check_seconds(value: float, where: str) -> float:
     if problem is not None:
         raise UsageError(f"{where} {problem}")
     return value
+
+
+def _share(text: str) -> float | None:
+    """``text`` as a share 0-1 (a plain decimal of at most 12 characters), else None."""
+    if not (0 < len(text) <= 12 and text.isascii()
+            and all(c.isdigit() or c == "." for c in text) and text.count(".") <= 1
+            and text != "."):
+        return None
+    value = float(text)
+    return value if 0.0 <= value <= 1.0 else None
 
 
 def _small_int(text: str) -> int | None:
@@ -81,7 +95,8 @@ class PlayerSpec:
     ``heuristic`` the search's evaluation (None: the configured one), ``mode`` the engine's
     mode (None: the configured one), ``max_depth`` the search's depth limit (None: as deep as
     time allows; course mode), ``opponent_model`` the engine's model of its opponent (None:
-    ``minimax``, alpha-beta; ``random``: expectimax, course mode).
+    ``minimax``, alpha-beta; ``random``: expectimax, course mode), ``noise`` the share of its
+    moves replaced by random ones (None: none).
     Building an ``ours`` player loads and warms up the engine, so the arena checks specs in
     the parent process and builds the players in its workers.
     """
@@ -93,6 +108,7 @@ class PlayerSpec:
     mode: str | None = None
     max_depth: int | None = None
     opponent_model: str | None = None
+    noise: float | None = None
 
     @property
     def label(self) -> str:
@@ -116,6 +132,8 @@ class PlayerSpec:
             parts.append(self.mode)
         if random_model:
             parts.append(RANDOM_MODEL)  # course mode, implied
+        if self.noise is not None:
+            parts.append(f"{NOISE}{self.noise:g}")
         return ":".join(parts)
 
     def move_seconds(self) -> float:
@@ -222,11 +240,41 @@ class OursPlayer:
         return self.last.column
 
 
+class NoisyPlayer:
+    """A player with a share ``noise`` of its moves replaced by uniformly random legal ones.
+
+    The draw (and the random move) come from ``rng``, which a tournament reseeds for each game,
+    so the noise repeats with the seed; the inner player is not asked for a move it would not
+    play (its time is not spent).  ``last`` is the inner player's decision for its own moves,
+    None for a random one.
+    """
+
+    def __init__(self, inner: Player, noise: float, rng: random.Random, name: str) -> None:
+        self.inner = inner
+        self.noise = noise
+        self.rng = rng
+        self.name = name
+        self.last: Decision | None = None
+
+    def new_game(self) -> None:
+        self.inner.new_game()
+
+    def choose(self, board: Board) -> int:
+        if self.rng.random() < self.noise:
+            self.last = None
+            return random_move(board, self.rng)
+        column = self.inner.choose(board)
+        self.last = getattr(self.inner, "last", None)
+        return column
+
+
 KINDS = ("ours", "bot", "random", "seed", "human")  # what a spec may start with
-SPEC_HELP = ("ours[:SECONDS][:HEURISTIC][:course|:strongest][:dN][:random-model], bot[:DEPTH],"
+SPEC_HELP = ("ours[:SECONDS][:HEURISTIC][:course|:strongest][:dN][:random-model][:noise=P],"
+             " bot[:DEPTH],"
              " random, seed or human")
 OURS_OPTIONS = (f"SECONDS (a number), a heuristic ({', '.join(HEURISTICS)}), a mode"
-                f" (course, strongest), dN (depth 1-{MAX_DEPTH}) or {RANDOM_MODEL}")
+                f" (course, strongest), dN (depth 1-{MAX_DEPTH}), {RANDOM_MODEL} or {NOISE}P"
+                " (P 0-1)")
 
 
 def _parse_ours(spec: str, options: list[str], seconds: float | None) -> PlayerSpec:
@@ -236,6 +284,7 @@ def _parse_ours(spec: str, options: list[str], seconds: float | None) -> PlayerS
     max_depth: int | None = None
     time: float | None = None
     opponent_model: str | None = None
+    noise: float | None = None
 
     def once(what: str, option: str) -> None:
         if what in given:
@@ -253,6 +302,12 @@ def _parse_ours(spec: str, options: list[str], seconds: float | None) -> PlayerS
         elif option == RANDOM_MODEL:
             once("opponent model", raw)
             opponent_model = "random"
+        elif option.startswith(NOISE):
+            once("noise", raw)
+            noise = _share(option[len(NOISE):])
+            if noise is None:
+                raise UsageError(f"player {spec!r}: the noise must be a share 0-1, such as"
+                                 f" {NOISE}0.3")
         elif option[:1] == "d" and option[1:].isascii() and option[1:].isdigit():
             once("depth", raw)
             max_depth = _small_int(option[1:])
@@ -280,7 +335,7 @@ def _parse_ours(spec: str, options: list[str], seconds: float | None) -> PlayerS
                              " the solver, which assume a best-replying opponent")
         mode = "course"
     return PlayerSpec("ours", seconds=time, heuristic=heuristic, mode=mode, max_depth=max_depth,
-                      opponent_model=opponent_model)
+                      opponent_model=opponent_model, noise=noise)
 
 
 def parse_spec(spec: str, *, seconds: float | None = None) -> PlayerSpec:
@@ -334,9 +389,12 @@ def build_player(
         return BotPlayer(spec.depth, rng)
     if spec.kind == "human":
         raise UsageError("player 'human' plays only in `agent.py play`")
-    return OursPlayer(spec.agent_settings(agent or AgentSettings()), solver,
+    ours = OursPlayer(spec.agent_settings(agent or AgentSettings()), solver,
                       seconds=spec.move_seconds(), max_depth=spec.max_depth, name=spec.label,
                       opponent_model=spec.opponent_model or "minimax")
+    if spec.noise is not None:
+        return NoisyPlayer(ours, spec.noise, rng, spec.label)
+    return ours
 
 
 def parse_player(
