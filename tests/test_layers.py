@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parent.parent
 LAYERS: list[set[str]] = [
     {"vocabulary", "terminal", "gym_connect_four"},
     {"settings", "board", "timecontrol"},
-    {"heuristics", "batch", "commandline"},
+    {"heuristics", "batch", "commandline", "rating"},
     {"search", "solver"},
     {"engine", "training"},
     {"outside"},
