@@ -15,12 +15,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena.results import SEARCH
 from engine.games import PlayedMove, Tally
+from vocabulary import Source
 
 # One colour per outcome and per decision stage, the same in every figure.
 WIN_COLOUR, DRAW_COLOUR, LOSS_COLOUR = "#2e7d32", "#9e9e9e", "#c62828"
-SOURCE_COLOURS = {"book": "#6a1b9a", "solver": "#1565c0", "search": "#ef6c00"}
+SOURCE_COLOURS = {Source.BOOK: "#6a1b9a", Source.SOLVER: "#1565c0", Source.SEARCH: "#ef6c00"}
 DPI = 120
 
 
@@ -76,12 +76,15 @@ def _by_ply(moves: Sequence[PlayedMove], value: Any) -> dict[int, list[float]]:
     return dict(sorted(grouped.items()))
 
 
-def search_depth_by_ply(moves: Sequence[PlayedMove]) -> dict[int, list[int]]:
+def search_depth_by_ply(moves: Sequence[PlayedMove], *,
+                        proven: bool | None = None) -> dict[int, list[int]]:
     """Depths of the moves the search decided, by move number (book and solver moves left
-    out: their depth counts discs to the end of the game, not plies searched)."""
+    out: their depth counts discs to the end of the game, not plies searched); with ``proven``
+    True or False only the moves whose score was (or was not) a proven result."""
     by_ply: dict[int, list[int]] = {}
     for m in moves:
-        if m.source == SEARCH and m.depth is not None:
+        if m.source == Source.SEARCH and m.depth is not None and (
+                proven is None or bool(m.proven) == proven):
             by_ply.setdefault(m.ply, []).append(m.depth)
     return dict(sorted(by_ply.items()))
 
@@ -129,15 +132,28 @@ def plot_depth_per_move(series: Sequence[Series], path: Path, *, floor: int | No
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     searched = 0
     others = 0
+    proven_marked = False
     for i, one in enumerate(series):
         colour = colours[i % len(colours)]
         by_ply = search_depth_by_ply(one.moves)
         count = sum(len(d) for d in by_ply.values())
         searched += count
         others += len(one.moves) - count
-        ax.scatter([p for p, depths in by_ply.items() for _ in depths],
-                   [d for depths in by_ply.values() for d in depths], s=12, alpha=0.35,
+        estimated = search_depth_by_ply(one.moves, proven=False)
+        ax.scatter([p for p, depths in estimated.items() for _ in depths],
+                   [d for depths in estimated.values() for d in depths], s=12, alpha=0.35,
                    linewidths=0, color=colour)
+        # A proven win or loss ends the deepening (no deeper search can change it): those
+        # moves stop at the minimum depth or the first depth that proves them, and are marked.
+        proven = search_depth_by_ply(one.moves, proven=True)
+        if proven:
+            ax.scatter([p for p, depths in proven.items() for _ in depths],
+                       [d for depths in proven.values() for d in depths], s=22, marker="x",
+                       alpha=0.6, linewidths=1, color=colour,
+                       label=None if proven_marked else
+                       "x: the result was proven (win, loss or draw): the search stops there,"
+                       " no deeper depth can change it")
+            proven_marked = True
         ax.plot(list(by_ply), [sum(d) / len(d) for d in by_ply.values()], color=colour,
                 label=f"{one.label}: mean of {count} search moves")
     if floor is not None:
@@ -158,10 +174,18 @@ def plot_depth_per_move(series: Sequence[Series], path: Path, *, floor: int | No
     return True
 
 
-def plot_tallies(rows: Sequence[tuple[str, Tally]], path: Path, title: str) -> None:
-    """Wins, draws and losses, one horizontal bar per row, as shares of its games."""
+def plot_tallies(rows: Sequence[tuple[str, Tally]], path: Path, title: str,
+                 lengths: Sequence[Sequence[tuple[int, float]]] | None = None) -> None:
+    """Wins, draws and losses, one horizontal bar per row, as shares of its games; with
+    ``lengths`` (per row, each game's discs at its end and its points for the row's player: 1,
+    0.5, 0), a second panel shows every game by its length, coloured by its result, so that
+    rows won alike still differ by how quickly they were won."""
     plt = pyplot()
-    fig, ax = plt.subplots(figsize=(9, 0.75 * len(rows) + 1.6))
+    panels = 1 if lengths is None else 2
+    fig, axes = plt.subplots(1, panels, figsize=(9 if panels == 1 else 12, 0.75 * len(rows) + 1.6),
+                             sharey=True, squeeze=False,
+                             gridspec_kw={"width_ratios": [1, 1.3][:panels]})
+    ax = axes[0][0]
     for row, (_label, tally) in enumerate(rows):
         left = 0.0
         for count, colour in ((tally.wins, WIN_COLOUR), (tally.draws, DRAW_COLOUR),
@@ -178,11 +202,30 @@ def plot_tallies(rows: Sequence[tuple[str, Tally]], path: Path, title: str) -> N
     ax.invert_yaxis()
     ax.set_xlim(0, 1)
     ax.set_xlabel("share of the row's games")
-    ax.set_title(title, pad=24)
+    if lengths is not None:
+        side = axes[0][1]
+        colour_of = {1.0: WIN_COLOUR, 0.5: DRAW_COLOUR, 0.0: LOSS_COLOUR}
+        for row, games in enumerate(lengths):
+            # spread the dots of a row a little, so games of the same length stay visible
+            offsets = [((i * 7) % 11 - 5) / 16 for i in range(len(games))]
+            side.scatter([discs for discs, _ in games], [row + o for o in offsets], s=14,
+                         alpha=0.6, linewidths=0,
+                         color=[colour_of.get(points, DRAW_COLOUR) for _, points in games])
+            if games:
+                mean = sum(discs for discs, _ in games) / len(games)
+                side.plot([mean, mean], [row - 0.4, row + 0.4], color="black", linewidth=1.5)
+        side.set_xlim(5, 43)
+        side.set_xlabel("discs played when the game ended (7: the quickest win; 42: full)")
+        side.set_title("each game's length: a dot per game, the bar their mean",
+                       fontsize="small")
+        side.grid(axis="x", alpha=0.3)
+    fig.suptitle(title)
     handles = [plt.Rectangle((0, 0), 1, 1, color=c) for c in (WIN_COLOUR, DRAW_COLOUR, LOSS_COLOUR)]
-    ax.legend(handles, ["win", "draw", "loss"], loc="lower center", ncol=3, fontsize="small",
-              bbox_to_anchor=(0.5, 1.0), frameon=False)
-    _save(fig, path)
+    fig.legend(handles, ["win", "draw", "loss"], loc="upper center", ncol=3, fontsize="small",
+               bbox_to_anchor=(0.5, 0.94), frameon=False)
+    fig.tight_layout(rect=(0, 0, 1, 0.9))  # room above for the title and the legend
+    fig.savefig(path, dpi=DPI)
+    plt.close(fig)
 
 
 def plot_matrix(labels: Sequence[str], scores: Sequence[Sequence[float | None]], games: int,

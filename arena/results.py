@@ -15,12 +15,13 @@ from arena.match import is_forfeit
 from arena.tournament import TournamentGame, TournamentPlan
 from ecosystems.players import is_ours, is_outside
 from engine.games import PlayedMove, Tally
+from vocabulary import Source
 
 # A move slower than its budget by more than this misses the project's timing target.
 OVERRUN_TOLERANCE = 0.05
 
 # Decision.source of a move the heuristic search decided (the others: book, solver).
-SEARCH = "search"
+SEARCH = Source.SEARCH
 
 
 @dataclass

@@ -322,6 +322,18 @@ def _score_matrix(summary: Summary) -> tuple[list[str], list[list[float | None]]
     return labels, scores
 
 
+def game_lengths(summary: Summary) -> list[list[tuple[int, float]]]:
+    """The games of a report's match (player 0 ours, or the player measured), as (discs at the
+    end, its points) in two rows: the games it started, then the games the opponent started."""
+    rows: list[list[tuple[int, float]]] = [[], []]
+    for outcome in summary.outcomes:
+        side = 0 if outcome.task.first == 0 else 1
+        record = outcome.record
+        points = 0.5 if record.winner is None else 1.0 if record.winner == side else 0.0
+        rows[side].append((len(record.columns), points))
+    return rows
+
+
 def _tally_line(tally: Tally) -> str:
     return f"{tally.wins}-{tally.draws}-{tally.losses}"
 
@@ -345,13 +357,16 @@ def write(measured: Measured, out: Path) -> list[Path]:
                   " move where it takes a time.  What only our engine reports (the depth"
                   " reached, the nodes searched, its evaluations) is not available for another"
                   " player and is said so below.", ""]
-    lines += ["Columns are numbered 0-6 as the course server counts them.  Each figure below is"
+    lines += ["Columns are numbered 1-7 as in move strings; X is the player who moved first."
+              "  A proven result is said in moves of the side to move ('win in 3 moves': its"
+              " 3rd move from now wins).  Each figure below is"
               " repeated by the command above; where a shorter command makes the same"
               " measurement, it is given too.", ""]
     who = "ours" if player is None else player
 
     lines += ["## Results", ""]
     rows = []
+    lengths: list[list[tuple[int, float]]] = []
     table = [f"| opponent | games | {'ours' if player is None else 'the player'} starts"
              " (W-D-L) | opponent starts (W-D-L) | score |",
              "|---|---:|---:|---:|---:|"]
@@ -360,19 +375,21 @@ def write(measured: Measured, out: Path) -> list[Path]:
         rows.append((f"against {opponent}, {'we start' if player is None else 'it starts'}",
                      ours.as_first))
         rows.append((f"against {opponent}, {opponent} starts", ours.as_second))
+        lengths += game_lengths(summary)
         table.append(f"| `{opponent}` | {ours.total.games} | {_tally_line(ours.as_first)} |"
                      f" {_tally_line(ours.as_second)} | {ours.total.score_rate:.0%} |")
     plot_tallies(rows, out / "results.png",
                  f"Results of {who} ({'course mode, ' if player is None else ''}"
                  f"{measured.seconds:g} s per move):"
-                 f" {sum(t.games for _, t in rows)} games")
+                 f" {sum(t.games for _, t in rows)} games", lengths)
     written.append(out / "results.png")
     names = [describe_opponent(opponent) for opponent in measured.opponents]
     against = ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else names[0]
     lines += [*table, "", "![results](results.png)", "",
                       f"*Wins, draws and losses of {'our agent' if player is None else f'`{player}`'}"
                       f" against {against},"
-                      f" {measured.games} games each, each side starting half."
+                      f" {measured.games} games each, each side starting half; on the"
+                      f" right every game by the discs played when it ended."
                       f" Repeat one row with: `python agent.py tournament --players"
                       f" {player or default_player(measured.seconds)},"
                       f"{next(iter(measured.opponents))}"
@@ -411,7 +428,11 @@ def write(measured: Measured, out: Path) -> list[Path]:
                   f"*The depth (plies) of the deepest iteration the search completed for each"
                   f" of our moves in those games, by move number; the dashed line is the"
                   f" minimum depth, {measured.min_depth}, which is always completed (fewer plies"
-                  f" only when fewer moves are left in the game).*", ""]
+                  f" only when fewer moves are left in the game).  A move marked x had a"
+                  f" proven result (a forced win or loss, or every line seen to the end): the"
+                  f" deepening stops once the result is proven, since no deeper search can"
+                  f" change it, so won endgames show depths at the minimum, not a slower"
+                  f" search.*", ""]
 
     lines += ["## Depth and speed against the time budget", ""]
     if measured.budgets is None:
