@@ -399,8 +399,10 @@ def rate(request: RateRequest, settings: Settings) -> int:
             raise
         checks = judge_moves(played, files, executor, settings.solver.table_bits)
         workers = executor.slots
+    # An ``ours`` with its own time in its spec plays that time: its budget.
+    budget = spec.seconds if is_ours(spec) and spec.seconds is not None else seconds
     rated = Rated.of(key.name, spec.label, played, checks, ladder, command=command,
-                     budget=seconds, seed=seed, workers=workers, referee_seconds=REFEREE_SECONDS,
+                     budget=budget, seed=seed, workers=workers, referee_seconds=REFEREE_SECONDS,
                      elapsed=time.monotonic() - started, review=board_review(settings),
                      board_command=f"python agent.py board --rated {request.out}",
                      review_source="rated")

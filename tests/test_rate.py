@@ -7,7 +7,12 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import shutil
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +33,9 @@ from reporting.rated import (
     next_rungs,
 )
 from settings import Settings, UsageError
+from tests.helpers import default_ctrl_c
+
+ROOT = Path(__file__).resolve().parent.parent
 
 # Four cheap rungs, spaced as the course's bots and random roughly are.
 RUNGS = (("random", "random", 0.0), ("bot:1", "bot:1", 300.0), ("bot:2", "bot:2", 550.0),
@@ -134,6 +142,45 @@ def test_a_rerun_plays_no_finished_game_again_and_goes_on(run: dict[str, Any],
     more = lines(out / GAMES)
     assert more[:9] == after
     assert [g["game"] for g in more[1:]] == list(range(1, 13))
+
+
+@pytest.mark.skipif(not hasattr(os, "killpg"), reason="sends Ctrl-C to a process group")
+def test_ctrl_c_keeps_every_finished_game_and_the_same_command_goes_on(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from agent import main
+
+    ladder = tiny_ladder(tmp_path / "ladder.json")
+    out = tmp_path / "run"
+    command = ["rate", "seed", "--games", "60", "--workers", "2", "--seed", "4", "--time", "0.2",
+               "--ladder", str(ladder), "--out", str(out)]
+    proc = subprocess.Popen([sys.executable, str(ROOT / "agent.py"), *command], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True, preexec_fn=default_ctrl_c)
+    games = out / GAMES
+    try:
+        deadline = time.monotonic() + 180
+        while not (games.exists() and games.read_text().count("\n") >= 4):  # the run, 3 games
+            assert proc.poll() is None and time.monotonic() < deadline
+            time.sleep(0.01)
+        os.killpg(proc.pid, signal.SIGINT)  # as Ctrl-C does: the whole process group
+        _, err = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and err.splitlines()[-1] == "interrupted", err
+    kept = lines(games)  # every line whole
+    numbers = [g["game"] for g in kept[1:]]
+    assert f"{len(numbers)} game(s) kept in {games}" in err
+    assert 3 <= len(numbers) < 60 and sorted(numbers) == list(range(1, len(numbers) + 1))
+    # The same command, asked for 4 games more, keeps those and plays 4.
+    more = [*command[:command.index("--games") + 1], str(len(numbers) + 4),
+            *command[command.index("--games") + 2:]]
+    more[more.index("--workers") + 1] = "1"
+    assert main(more) == 0
+    assert f"resuming: {len(numbers)} game(s) already played" in capsys.readouterr().err
+    after = lines(games)
+    assert after[:len(kept)] == kept
+    assert sorted(g["game"] for g in after[1:]) == list(range(1, len(numbers) + 5))
 
 
 def test_another_player_in_the_same_folder_is_refused(run: dict[str, Any],
