@@ -183,3 +183,9 @@ def test_report_writes_its_figures_and_a_report_that_links_them(
     # whose budget pays for loading.
     assert "| 0.3 |" in text and "python bench/search_bench.py --budgets" in text
     assert 'move "" --mode course --time' not in text
+    # The one column convention and the one scale of results, said once; why won endgames
+    # stop at the minimum depth, said under the depth figure.
+    assert "Columns are numbered 1-7 as in move strings; X is the player who moved first." in text
+    assert "'win in 3 moves': its 3rd move from now wins" in text
+    assert "the deepening stops once the result is proven" in text
+    assert "every game by the discs played when it ended" in text
