@@ -30,9 +30,9 @@ from reporting.document import (
 )
 from reporting.measure import Check
 from reporting.rated import LEVEL, PLAYER, Estimate, RatedGame, estimate
+from vocabulary import Outcome, column_label
 
 WORST_MOVES = 10
-OUTCOME_WORDS = {1: "win", 0: "draw", -1: "loss"}
 PLAYER_COLOUR, RUNG_COLOUR, PLAYED_COLOUR = "#c62828", "#607d8b", "#1565c0"
 
 
@@ -271,7 +271,7 @@ def to_json(rated: Rated) -> dict[str, Any]:
                      "share": round(n.kept / n.critical, 4) if n.critical else None,
                      "referee_seconds": rated.referee_seconds},
         "worst_moves": [{"game": w.game, "ply": w.ply, "column": w.column, "rung": w.rung,
-                         "best": OUTCOME_WORDS[w.best], "outcome": OUTCOME_WORDS[w.outcome],
+                         "best": Outcome(w.best).word, "outcome": Outcome(w.outcome).word,
                          "link": w.link} for w in rated.worst],
         "time": None if not rated.timed or not moves else {
             "budget": rated.budget, "moves": len(moves),
@@ -305,7 +305,7 @@ def write_rated(rated: Rated, out: Path) -> list[Path]:
               f" `rating.fit`). Repeat: `{rated.command}`.*", ""]
 
     lines += ["## Results per opponent", "",
-              "| rung | rating | games | as first (W-D-L) | as second (W-D-L) | score |"
+              "| rung | rating | games | as X, first (W-D-L) | as O, second (W-D-L) | score |"
               " expected |", "|---|---:|---:|---:|---:|---:|---:|"]
     for o in rated.opponents:
         expected = "-" if o.expected is None else f"{o.expected:.0%}"
@@ -339,12 +339,15 @@ def write_rated(rated: Rated, out: Path) -> list[Path]:
                   " the outcome.*", ""]
     lines += ["### Worst moves", ""]
     if rated.worst:
-        lines += [f"Each opens the game in the board's review at that move (start the board"
-                  f" first: `{rated.board_command}`).", "",
-                  "| game | move | against | column | outcome before | after the move | review |",
+        lines += [f"The moves that lost the outcome, the costliest first (a win thrown to a loss"
+                  f" before a win to a draw); move = the disc's number, columns 1-7 as in move"
+                  f" strings. Each link opens the game in the board's review at that move"
+                  f" (start the board first: `{rated.board_command}`).", "",
+                  "| game | move | against | column | best outcome | after the move | review |",
                   "|---:|---:|---|---:|---|---|---|"]
-        lines += [f"| {w.game} | {w.ply} | `{w.rung}` | {w.column} | {OUTCOME_WORDS[w.best]} |"
-                  f" {OUTCOME_WORDS[w.outcome]} | [open]({w.link}) |" for w in rated.worst]
+        lines += [f"| {w.game} | {w.ply} | `{w.rung}` | {column_label(w.column)} |"
+                  f" {Outcome(w.best).word} | {Outcome(w.outcome).word} | [open]({w.link}) |"
+                  for w in rated.worst]
     else:
         lines.append("None: no move of the player that the referee settled lost the outcome.")
     lines.append("")
