@@ -19,6 +19,8 @@ from typing import Protocol
 from ecosystems.players import Spec, build_player
 from engine.players import Player
 from outside import end_game
+from rating.fit import Game
+from rating.ladder import Ladder, load_ladder, player_rating
 from settings import AgentSettings, SolverSettings, UsageError
 
 
@@ -89,22 +91,66 @@ class SpecBots:
 
 
 COURSE_BOTS = ("minimax", "random")  # ``--bot`` values that keep the course's bot
+LADDER = "ladder"  # ``--bot ladder``: the rating ladder's rung nearest each student's rating
+STUDENT = "(student)"  # the student's name in the fit: no rung has it
+
+
+def ladder_bots(db: str, *, seconds: float, agent: AgentSettings | None = None,
+                solver: SolverSettings | None = None, ladder: Ladder | None = None) -> SpecBots:
+    """The bots of ``serve --bot ladder``: for each new game, the rung of ``ladder`` (default:
+    the shipped one) nearest the student's current rating, fitted from the student's finished
+    games against rungs in the server's database ``db`` with the ladder's ratings held
+    (``rating.ladder.player_rating``); a student without such games plays the middle rung.
+    A game's bot is recorded by its player's name (the rung's spec), which maps back to its rung.
+    """
+    from ecosystems.players import parse_spec
+    from localserver.store import DRAWN, LOST, RUNNING, WON, GameStore
+
+    ladder = ladder or load_ladder()
+    specs = {rung.name: parse_spec(rung.spec, seconds=seconds) for rung in ladder.rungs}
+    rung_of = {spec.label: name for name, spec in specs.items()} | {name: name for name in specs}
+    points = {WON: 1.0, DRAWN: 0.5, LOST: 0.0}
+
+    def choose(student: str) -> Spec:
+        store = GameStore(db, read_only=True)
+        try:
+            stored = [g for g in store.games() if g.player == student]
+        finally:
+            store.close()
+        games = []
+        for game in stored:
+            rung = rung_of.get(game.bot or "")
+            if rung is None or game.outcome == RUNNING:
+                continue
+            score = points.get(game.outcome, 0.0)  # an illegal move, a timeout: lost
+            games.append(Game(STUDENT, rung, score) if game.first == "student"
+                         else Game(rung, STUDENT, 1.0 - score))
+        return specs[ladder.choose_for(player_rating(ladder, games, STUDENT)).name]
+
+    return SpecBots(choose, agent=agent, solver=solver,
+                    description="the rating ladder: the rung nearest each student's rating")
 
 
 def bots_of_option(value: str | None, *, seconds: float, agent: AgentSettings | None = None,
-                   solver: SolverSettings | None = None) -> SpecBots | None:
+                   solver: SolverSettings | None = None, db: str | None = None
+                   ) -> SpecBots | None:
     """The bots of ``serve --bot VALUE``: None for the course's bot (no value, ``minimax``,
     ``random``), else the players of a spec (``ours:0.5``, ``kaggle:negamax``, ``bot:5``,
-    ``connectx:PATH``, ``program:...``), ``seconds`` the default time of the spec's player.
+    ``connectx:PATH``, ``program:...``; ``ladder``: ``ladder_bots`` over the database ``db``),
+    ``seconds`` the default time of the spec's player.
     Raises ``UsageError`` naming a bad spec."""
     from ecosystems.players import parse_spec
 
     if value is None or value.strip().lower() in COURSE_BOTS:
         return None
+    if value.strip().lower() == LADDER:
+        if db is None:
+            raise ValueError("--bot ladder reads the students' games: give the database")
+        return ladder_bots(db, seconds=seconds, agent=agent, solver=solver)
     spec = parse_spec(value, seconds=seconds)
     if spec.kind == "human":
         raise UsageError("--bot human: a person plays the local server through its client")
     return SpecBots.of(spec, agent=agent, solver=solver)
 
 
-__all__ = ["COURSE_BOTS", "Bots", "SpecBots", "bots_of_option"]
+__all__ = ["COURSE_BOTS", "LADDER", "Bots", "SpecBots", "bots_of_option", "ladder_bots"]

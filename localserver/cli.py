@@ -120,16 +120,17 @@ def serve_command(options: ServeOptions, context: Context) -> int:
 
     from localserver.app import create_app
     from localserver.background import bind_socket
-    from localserver.bots import bots_of_option
+    from localserver.bots import COURSE_BOTS, bots_of_option
     from localserver.service import CourseService
     from localserver.slow_requests import guarded_protocol
 
     agent = context.settings.agent
+    # a spec (or ``ladder``) replaces the course's bot, whose switch keeps its variant's value
+    spec_bot = options.bot is not None and options.bot.strip().lower() not in COURSE_BOTS
+    served_options = dataclasses.replace(options, bot=None) if spec_bot else options
+    settings, behaviour = serve_settings(served_options, context.settings, context.config)
     bots = bots_of_option(options.bot, seconds=agent.seconds_per_move, agent=agent,
-                          solver=context.settings.solver)
-    if bots is not None:  # the course's bot switch keeps its variant's value
-        options = dataclasses.replace(options, bot=None)
-    settings, behaviour = serve_settings(options, context.settings, context.config)
+                          solver=context.settings.solver, db=settings.db)
     service = CourseService(
         settings.db, api_key=settings.api_key, bot_depth=settings.bot_depth,
         time_limit=settings.time_limit, full_board_win_is_draw=settings.full_board_win_is_draw,
@@ -198,10 +199,12 @@ class ServeOptions:
     variant: str | None = option("--variant", choices=tuple(VARIANTS),
                                  help="the course server version to behave like (default"
                                       f" {SHIPPED.variant})")
-    bot: str | None = option("--bot", metavar="minimax|random|SPEC",
+    bot: str | None = option("--bot", metavar="minimax|random|SPEC|ladder",
                              help="the bot's way of playing (default: the variant's), or any"
                                   " player spec (ours:0.5, kaggle:negamax, connectx:PATH,"
-                                  " program:CMD...; docs/local-server.md)")
+                                  " program:CMD...; docs/local-server.md), or ladder: the"
+                                  " rating ladder's rung nearest each student's rating"
+                                  " (docs/rating.md)")
     first: str | None = option("--first", choices=("student", "bot", "random"),
                                help="who starts a game (default: the variant's)")
     null_start_reply: bool | None = option(

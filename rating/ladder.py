@@ -23,7 +23,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rating.fit import Fit, Game, probabilities
+from rating.fit import ABOVE, Fit, Game, fit, probabilities
 
 DATA = Path(__file__).resolve().parent / "data"
 LADDER_FILE = DATA / "ladder.json"
@@ -140,6 +140,32 @@ def save_ladder(ladder: Ladder, path: Path | None = None) -> Path:
 def load_ladder(path: Path | None = None) -> Ladder:
     """The ladder in ``path`` (default: the shipped ``rating/data/ladder.json``)."""
     return Ladder.from_dict(json.loads((path or LADDER_FILE).read_text()))
+
+
+# --- a player's rating against the ladder ------------------------------------------------------
+
+CLIMB = 200.0  # points past the rungs met, for a player who won (lost) every game so far
+
+
+def player_rating(ladder: Ladder, games: Sequence[Game], player: str) -> float | None:
+    """``player``'s rating from its ``games`` against rungs (named by the rungs' names), the
+    ladder's ratings, first-move and draw terms held (None without a game against a rung).
+
+    A player who won (lost) every game has only a bound: it is then placed ``CLIMB`` points
+    above the strongest (below the weakest) rung it met, so that the next rung chosen for it
+    (``Ladder.choose_for``) is harder (easier).
+    """
+    ratings = ladder.fixed()
+    own = [g for g in games if player in (g.first, g.second)
+           and (g.second if g.first == player else g.first) in ratings]
+    if not own:
+        return None
+    result = fit(own, anchor="", fixed=ratings, first_move=ladder.first_move, draw=ladder.draw)
+    side = result.bounded.get(player)
+    if side is None:
+        return result.ratings[player]
+    met = [ratings[g.second if g.first == player else g.first] for g in own]
+    return max(met) + CLIMB if side == ABOVE else min(met) - CLIMB
 
 
 # --- the check of a fit against its games -----------------------------------------------------
