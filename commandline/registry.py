@@ -59,7 +59,9 @@ def add_arguments(parser: argparse.ArgumentParser, options: type[Any]) -> None:
             raise TypeError(f"{options.__name__}.{item.name} is not a command-line option")
         target: Any = parser
         if arg.group is not None:
-            target = groups.setdefault(arg.group, parser.add_mutually_exclusive_group())
+            if arg.group not in groups:  # one group (an empty one breaks argparse's usage)
+                groups[arg.group] = parser.add_mutually_exclusive_group()
+            target = groups[arg.group]
         if arg.flags:
             target.add_argument(*arg.flags, dest=item.name, **arg.keywords)
         else:
