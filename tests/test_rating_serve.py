@@ -7,12 +7,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_outside_server import client, served, stored_games
 
 from ecosystems.players import parse_spec
 from localserver.bots import LADDER, bots_of_option, ladder_bots
 from localserver.store import LOST, WON, GameStore
 from rating.ladder import LADDER_FILE, Ladder, Rung, load_ladder
+from tests.test_outside_server import client, served, stored_games
 
 SMALL = Ladder(tuple(Rung(f"bot:{depth}", f"bot:{depth}", 300.0 * depth, 300.0 * depth - 50,
                           300.0 * depth + 50) for depth in range(1, 6)), 40.0, 0.1)
