@@ -37,8 +37,8 @@ SAFETY_MARGIN = 0.5  # seconds of actTimeout never used for thinking
 DEFAULT_ACT_TIMEOUT = 2.0  # the competition's
 INAROW = 4
 # The packages a submission carries (ecosystems.submission), checked to be the ones loaded.
-PACKAGES = ("board", "heuristics", "timecontrol", "search", "solver", "engine", "settings",
-            "ecosystems")
+PACKAGES = ("vocabulary", "board", "heuristics", "timecontrol", "search", "solver", "engine",
+            "settings", "ecosystems")
 
 
 def _field(obj: Any, name: str, default: Any = None) -> Any:
