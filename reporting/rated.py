@@ -28,11 +28,13 @@ from typing import Any
 
 from arena.match import FOUR, FULL, PlayedGame
 from rating.fit import Fit, Game, fit
-from rating.ladder import Ladder, Rung
+from rating.ladder import CLIMB, Ladder, Rung
 
 RUNGS_PER_BATCH = 2
 MIN_GAMES = 20  # before an interval may stop the run: a handful of games fits too well
-STEP = 200.0  # points: how far past the rungs played a one-sided record moves the estimate
+# Points: how far past the rungs played a one-sided record moves the estimate, as the local
+# server's ladder bot moves a student's (``rating.ladder.player_rating``).
+STEP = CLIMB
 LEVEL = 0.95  # of every interval the rate report gives
 # The rated player's name in the fit: no rung can have it (a rung is named by its spec).
 PLAYER = "rated player"
