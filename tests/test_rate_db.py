@@ -111,3 +111,20 @@ def test_report_about_a_player_that_is_not_ours(tmp_path: Path) -> None:
     assert "The player's" in text and (out / "correctness.png").is_file()
     assert (out / "time_per_move.png").is_file()
     assert not (out / "depth_vs_budget.png").exists()
+
+
+def test_rate_db_of_a_skeleton_client_against_serve_bot(tmp_path: Path) -> None:
+    """`agent.py serve --bot bot:1` (a real process) records its bot per game; the course's
+    skeleton-style client plays it over HTTP; `rate --db` rates the client against that rung."""
+    from tests.test_outside_server import client, served, stored_games
+
+    with served(tmp_path, "bot:1") as (url, db):
+        assert len(client(url, 4)) == 4
+    assert [game["bot"] for game in stored_games(db)] == ["bot:1"] * 4
+    ladder = ladder_with_bot3(tmp_path / "ladder.json")
+    out = tmp_path / "rated"
+    assert main(["rate", "--db", str(db), "--student", "skeleton-test", "--out", str(out),
+                 "--ladder", str(ladder), "--workers", "1"]) == 0
+    report = json.loads((out / "rate.json").read_text())
+    assert report["games"] == 4
+    assert [(o["rung"], o["games"]) for o in report["opponents"]] == [("bot:1", 4)]
