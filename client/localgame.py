@@ -8,6 +8,8 @@ move, so a disagreement between the two models stops the game with ``LocalGameEr
 
 The record gets the game as it goes (who starts, then every move); a game cut short (Ctrl-C,
 an error) is marked abandoned or stopped rather than left looking as if it were still running.
+An outside opponent's fault (``outside.AgentFault``: late, crashed...) is a game we won, the
+fault in the record's note.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from course.grid import as_grid
 from course.protocol import DRAW, LOSS, WIN
 from engine.games import PlayedMove
 from engine.players import Player
+from outside import AgentFault, end_game
 from timecontrol import Limit
 from vocabulary import column_label, side_words
 
@@ -103,7 +106,16 @@ def play_local_game(
                     records.played(game_id, ply, US, column, decision, took)
                 out(format_move(ply, column, decision, took))
             else:
-                column = opponent.choose(board)
+                try:
+                    column = opponent.choose(board)
+                except AgentFault as fault:  # an outside opponent's fault: our win
+                    result = WIN
+                    note = f"{opponent.name} lost by a fault, {fault.kind.value}: {fault.detail}"
+                    grid = as_grid(env.board)
+                    if records is not None and game_id is not None:
+                        records.finish(game_id, result, note, grid)
+                    out(note)
+                    return GameOutcome(game_id, result, we_start, tuple(columns), tuple(stats))
                 env.change_player()
                 _, reward, done, _ = env.step(column)
                 env.change_player()
@@ -134,3 +146,5 @@ def play_local_game(
             # On stderr as online's Ctrl-C lines are, though nothing is lost here.
             to_stderr(LOCAL_CTRL_C)
         raise
+    finally:
+        end_game(opponent)  # an outside opponent's process does not wait for the next game

@@ -287,3 +287,27 @@ def test_the_tournament_command_shows_and_keeps_the_faults(capsys: pytest.Captur
     assert sum(game["reason"] == "not_a_column" for game in games) >= 4
     summary = (out_dir / "summary.md").read_text()
     assert "## Faults" in summary and "numpy.int64" in summary
+
+
+def test_local_games_against_outside_agents(capsys: pytest.CaptureFixture[str],
+                                            tmp_path: Path) -> None:
+    from client.records import Records
+
+    config = tmp_path / "config.toml"
+    config.write_text('[agent]\nseconds_per_move = 0.2\ntable_bits = 16\nmode = "course"\n'
+                      '[record]\npath = "games.sqlite3"\n')
+    before = set(descendants(os.getpid()))
+    code = agent.main(["local", "--config", str(config), "--games", "2", "--time", "0.05",
+                       "--opponent", f'program:"{PYTHON} {ENGINE}"'])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "summary: 2 games against program:" in out
+    code = agent.main(["local", "--config", str(config), "--first", "them", "--time", "0.05",
+                       "--opponent", f'program:"{PYTHON} {ENGINE} --misbehave crash"'])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "lost by a fault, crashed: ended with status 3" in out
+    assert not [pid for pid in descendants(os.getpid()) if pid not in before and alive(pid)]
+    with Records(tmp_path / "games.sqlite3") as records:
+        games = records.games("local")
+    assert len(games) == 3 and games[0].note and "crashed" in games[0].note
