@@ -28,7 +28,7 @@ from commandline import (
     whole,
     workers_option,
 )
-from ecosystems.players import parse_spec
+from ecosystems.players import parse_spec, split_specs
 from heuristics import HEURISTICS
 from reporting.document import Measured, write
 from reporting.measure import (
@@ -124,7 +124,7 @@ def opponents_of(text: str | None) -> tuple[str, ...]:
     checked now, before any game is played; ``ours`` and ``human`` refused."""
     if text is None:
         return OPPONENTS
-    opponents = tuple(part.strip() for part in text.split(",") if part.strip())
+    opponents = tuple(split_specs(text))  # a program's quoted command may hold commas
     if not opponents:
         raise UsageError("--opponents: name at least one player spec")
     for opponent in opponents:

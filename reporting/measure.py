@@ -121,7 +121,7 @@ def play_opponents(agent: AgentSettings, solver: SolverSettings, seconds: float,
     summaries = {}
     for opponent in opponents:
         specs = [parse_spec(player or default_player(seconds), seconds=seconds),
-                 parse_spec(opponent)]
+                 parse_spec(opponent, seconds=seconds)]
         plan = make_plan(specs, games, seed, agent, solver)
         start = time.monotonic()
         outcomes = run_tournament(plan, executor, lambda _d, _t, _g: advance(1))

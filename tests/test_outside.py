@@ -311,3 +311,20 @@ def test_local_games_against_outside_agents(capsys: pytest.CaptureFixture[str],
     with Records(tmp_path / "games.sqlite3") as records:
         games = records.games("local")
     assert len(games) == 3 and games[0].note and "crashed" in games[0].note
+
+
+def test_the_report_plays_outside_opponents() -> None:
+    from batch import open_executor
+    from reporting.cli import opponents_of
+    from reporting.measure import play_opponents
+    from settings import AgentSettings, SolverSettings
+
+    text = f'program:"{PYTHON} {ENGINE}",connectx:{AGENTS / "raises.py"}'
+    opponents = opponents_of(text)
+    assert len(opponents) == 2  # split at the comma outside the quotes
+    with open_executor(1) as executor:
+        summaries = play_opponents(AgentSettings(table_bits=16), SolverSettings(), 0.05, 2, 7,
+                                   executor, lambda _n: None, opponents)
+    engine, raises = summaries.values()
+    assert engine.overall[1].total.games == 2 and engine.moves[1].budget == 0.05
+    assert raises.overall[1].faults["error"] == 2  # it raises on its second move, every game
