@@ -31,6 +31,7 @@ from settings import Settings, revised
 from solver import Solver
 from solver.book import Book
 from timecontrol import StoppableClock
+from vocabulary import Mode
 
 # How long a request waits for a free analyst before it is told the board is busy, and how
 # many may wait for each analyst.
@@ -53,9 +54,9 @@ class Analyst:
 
     def __init__(self, settings: Settings) -> None:
         self.clock = StoppableClock()
-        self.course = Engine(revised(settings.agent, {"mode": "course"}), solver=settings.solver,
+        self.course = Engine(revised(settings.agent, {"mode": Mode.COURSE}), solver=settings.solver,
                              clock=self.clock)
-        self.strongest = Engine(revised(settings.agent, {"mode": "strongest"}),
+        self.strongest = Engine(revised(settings.agent, {"mode": Mode.STRONGEST}),
                                 solver=settings.solver, clock=self.clock)
         self.course.warm_up()
         self.strongest.warm_up()
@@ -70,8 +71,8 @@ class Analyst:
         assert self.strongest.book is not None
         return self.strongest.book
 
-    def engine(self, mode: str) -> Engine:
-        return self.strongest if mode == "strongest" else self.course
+    def engine(self, mode: Mode) -> Engine:
+        return self.strongest if mode == Mode.STRONGEST else self.course
 
 
 @dataclass(eq=False)

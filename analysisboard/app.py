@@ -44,6 +44,7 @@ from analysisboard.review import review_game
 from analysisboard.verdicts import PARTS, position_view
 from board import Board, BoardError
 from board.board import moves_reaching
+from vocabulary import Mode
 
 STATIC = Path(__file__).resolve().parent / "static"
 REVIEW_SECONDS = 1.0  # the referee's time per move in a review, unless the request says
@@ -129,7 +130,7 @@ def create_app(analysts: Analysts, games: GameFiles) -> FastAPI:
              page: str | None = None) -> Response:
         def work() -> dict[str, Any]:
             text, board = params.position(moves)
-            chosen = params.choice(mode, "mode", params.MODES, "course")
+            chosen = Mode(params.choice(mode, "mode", params.MODES, Mode.COURSE))
             budget = params.seconds(seconds)
             with analysts.working(params.page(page), text, "move") as analyst:
                 return agent_move(analyst, board, chosen, budget)

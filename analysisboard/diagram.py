@@ -19,13 +19,15 @@ from collections.abc import Sequence
 from typing import Any
 
 from board import Board, bits
-from vocabulary import column_label
+from vocabulary import Outcome, column_label
 
 FORMATS = ("svg", "png")
 BOARD_BLUE = "#1d4fa8"
 FIRST_COLOUR, SECOND_COLOUR = "#d7263d", "#f5c518"
 FIRST_MARK, SECOND_MARK = "#ffffff", "#5c4400"
-OUTCOME_COLOURS = {"win": "#1a7f37", "draw": "#555555", "loss": "#b3261e"}
+# Keyed by the API's outcome words (Outcome.word).
+OUTCOME_COLOURS = {Outcome.WIN.word: "#1a7f37", Outcome.DRAW.word: "#555555",
+                   Outcome.LOSS.word: "#b3261e"}
 PNG_DPI = 150
 
 

@@ -11,10 +11,11 @@ import math
 import re
 
 from board import Board, BoardError
+from vocabulary import Mode
 
 MIN_SECONDS, MAX_SECONDS = 0.05, 10.0
 DEFAULT_SECONDS = 1.0
-MODES = ("course", "strongest")
+MODES: tuple[str, ...] = tuple(Mode)
 MAX_TEXT = 200  # no parameter of the API is longer: a move string has at most 42 digits
 PAGE_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 DECIMAL = re.compile(r"[0-9]{1,6}(\.[0-9]{0,6})?|\.[0-9]{1,6}")

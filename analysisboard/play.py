@@ -14,9 +14,10 @@ from typing import Any
 from analysisboard.analysts import Analyst
 from board import Board
 from timecontrol import Limit
+from vocabulary import Mode
 
 
-def agent_move(analyst: Analyst, board: Board, mode: str, seconds: float) -> dict[str, Any]:
+def agent_move(analyst: Analyst, board: Board, mode: Mode, seconds: float) -> dict[str, Any]:
     """The agent's decision in ``board`` (not over) in ``mode``, within ``seconds``."""
     engine = analyst.engine(mode)
     if board.moves <= 1:

@@ -20,6 +20,7 @@ from typing import Any
 from arena.match import PlayedGame
 from arena.tournament import TournamentGame, TournamentPlan, plan_tasks
 from batch.lines import append_lines, read_lines
+from board import moves_to_string
 from settings import UsageError
 
 GAMES_WORK = "games-work.jsonl"
@@ -38,10 +39,12 @@ def plan_identity(plan: TournamentPlan) -> dict[str, Any]:
 
 
 def game_line(outcome: TournamentGame) -> dict[str, Any]:
-    """One game as a line of ``games.jsonl`` (and of the work file)."""
+    """One game as a line of ``games.jsonl`` (and of the work file): 0-based columns as every
+    JSON ``column``, and the game's ``move_string`` (1-7) for ``agent.py analyze`` and the board."""
     task = outcome.task
     return {"game": task.index, "pairing": task.pairing, "game_in_pairing": task.game,
             "seeds": list(task.seeds), "opening": list(task.opening),
+            "move_string": moves_to_string(outcome.record.columns),
             **outcome.record.to_dict()}
 
 

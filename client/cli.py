@@ -89,7 +89,8 @@ def online_command(options: OnlineOptions, context: Context) -> int:
     out = SurvivingOutput(print, on_lost=stdout_to_devnull)
     out(f"server {server.name}  ids {masked_ids(settings.server.stil_ids)}"
         f"  {agent.mode} mode, {budget:g} s per move"
-        + ("  (expectimax: the bot taken for a random mover)" if model == "random" else ""))
+        + ("  (expectimax: the bot taken for a random mover)"
+           if model == OpponentModel.RANDOM else ""))
     engine = Engine(agent, solver=settings.solver, opponent_model=model)
     engine.warm_up()  # compile before the first game starts, not during its first move
     with closing(server), Records(records_path(settings, context.config)) as records:
@@ -184,7 +185,7 @@ def local_command(options: LocalOptions, context: Context) -> int:
 
     engine = Engine(agent, solver=settings.solver, opponent_model=model)
     engine.warm_up()
-    if model == "random":
+    if model == OpponentModel.RANDOM:
         print(f"opponent model: random (expectimax, the best expected result against a uniformly"
               f" random mover){'' if opponent.name == 'random' else f'; {opponent.name} is not one'}")
     with Records(records_path(settings, context.config)) as records:

@@ -32,6 +32,7 @@ from typing import Any
 from board import HEIGHT, WIDTH, Board, InvalidGrid
 from ecosystems.session import EngineSession
 from settings import AgentSettings, SolverSettings, revised
+from vocabulary import Mode
 
 SAFETY_MARGIN = 0.5  # seconds of actTimeout never used for thinking
 DEFAULT_ACT_TIMEOUT = 2.0  # the competition's
@@ -140,7 +141,7 @@ class ConnectXAgent:
                 gc.enable()
 
 
-def make_agent(mode: str = "course", *, seconds: float | None = None,
+def make_agent(mode: str = Mode.COURSE, *, seconds: float | None = None,
                agent: AgentSettings | None = None,
                solver: SolverSettings | None = None) -> ConnectXAgent:
     """Our agent for ConnectX in this process, its engine built and warmed up now.

@@ -32,6 +32,7 @@ import numpy as np
 from board import HEIGHT, WIDTH, Board, InvalidGrid
 from ecosystems.session import EngineSession
 from settings import AgentSettings, SolverSettings, revised
+from vocabulary import Mode
 
 PLANES_SHAPE = (HEIGHT, WIDTH, 2)
 
@@ -75,7 +76,7 @@ class Policy:
     position (``EngineSession``), per agent name.
     """
 
-    def __init__(self, mode: str = "course", *, seconds: float = 1.0,
+    def __init__(self, mode: str = Mode.COURSE, *, seconds: float = 1.0,
                  agent: AgentSettings | None = None, solver: SolverSettings | None = None) -> None:
         self.session = EngineSession(revised(agent or AgentSettings(), {"mode": mode}),
                                      solver or SolverSettings(), seconds=seconds)

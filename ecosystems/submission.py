@@ -29,6 +29,7 @@ from pathlib import Path
 
 from ecosystems.connectx import PACKAGES
 from settings import AgentSettings, SolverSettings, UsageError
+from vocabulary import Mode
 
 ARCHIVE = "submission.tar.gz"
 REQUIRES = "numpy, numba and pydantic 2, on Python 3.11 or later"
@@ -96,7 +97,7 @@ def archive_files(mode: str) -> Iterator[tuple[str, Path]]:
             sources = [folder / name for name in ECOSYSTEMS_MODULES]
         else:
             sources = sorted(path for path in folder.rglob("*.py") if "__pycache__" not in path.parts)
-        patterns = DATA.get(package, ()) + (BOOK.get(package, ()) if mode == "strongest" else ())
+        patterns = DATA.get(package, ()) + (BOOK.get(package, ()) if mode == Mode.STRONGEST else ())
         for pattern in patterns:
             sources += sorted(folder.glob(pattern))
         for path in sources:

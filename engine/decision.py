@@ -121,9 +121,13 @@ def describe(decision: Decision, moves: int) -> list[str]:
     score = decision.score
     if isinstance(score, SearchScore):
         rate = decision.nodes / decision.seconds if decision.seconds > 0 else 0.0
-        how = (f"proven by the heuristic search; search score {score.value}" if score.proven
-               else "the heuristic search's estimate")
-        lines.append(f"score: {score.words(moves)} for {mover} ({how})")
+        proven = score.result(moves)
+        if proven is not None:
+            lines.append(f"score: {proven.words()} for {mover} (proven by the heuristic search;"
+                         f" search score {score.value})")
+        else:
+            lines.append(f"score: {score.value:+d} for {mover} (the heuristic search's estimate,"
+                         " not a proof)")
         lines.append(f"depth: {decision.depth}  nodes: {decision.nodes}  seconds: "
                      f"{decision.seconds:.3f}  ({rate / 1e6:.2f} M nodes/s)")
         lines.append(f"principal variation: {columns_text(decision.pv)}")

@@ -34,6 +34,7 @@ from settings import AgentSettings, SolverSettings, UsageError, revised
 from solver.book import Book, load_book
 from solver.make_book.worker import worker_solver
 from timecontrol import Limit
+from vocabulary import Mode
 
 OPPONENTS = ("bot:3", "seed", "random")
 # Where depth and speed are measured: the empty board, and positions of Pascal Pons' Begin-Hard,
@@ -77,7 +78,7 @@ class Check:
 def course_agent(agent: AgentSettings, heuristic: str | None = None) -> AgentSettings:
     """The configured ``[agent]`` in course mode (the time per move is the caller's ``Limit``,
     never a setting)."""
-    return revised(agent, {"mode": "course", "heuristic": heuristic or agent.heuristic})
+    return revised(agent, {"mode": Mode.COURSE, "heuristic": heuristic or agent.heuristic})
 
 
 def default_player(seconds: float) -> str:
@@ -106,7 +107,7 @@ def measuring(player: str | None, seconds: float, agent: AgentSettings) -> Measu
     if spec.kind == "human":
         raise UsageError("--player human: a report measures a program; `agent.py play` plays you")
     course = None
-    if is_ours(spec) and spec.agent_settings(agent).mode == "course":
+    if is_ours(spec) and spec.agent_settings(agent).mode == Mode.COURSE:
         course = spec.agent_settings(agent)
     return Measuring(player, spec.label, course)
 

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 import agent
+from board import Board
 from tests.helpers import default_ctrl_c, spawned_workers
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -107,6 +108,10 @@ def test_out_dir_has_plots_summary_and_records(capsys: pytest.CaptureFixture[str
     games = [json.loads(line) for line in (out_dir / "games.jsonl").read_text().splitlines()]
     assert len(games) == 2
     assert {g["first"] for g in games} == {"ours:0.05", "random"}
+    # Each game's move string (columns 1-7) beside its 0-based columns.
+    for game in games:
+        assert game["move_string"] == "".join(str(m["column"] + 1) for m in game["moves"])
+        assert Board.from_moves(game["move_string"]).is_over()
     assert "wrote" in err
 
 
