@@ -27,6 +27,7 @@ from course.protocol import (
     MoveReply,
     last_move_result,
 )
+from vocabulary import column_label
 
 
 def _describe_difference(server: Grid, ours: Grid) -> str:
@@ -195,7 +196,8 @@ def resume_problem(record: RecordedGame) -> str | None:
         return f"{name} is {record.status}"
     pending = record.pending
     if pending is not None:
-        return (f"our move {pending.ply} (column {pending.column}) in {name} was sent but its reply"
+        return (f"our move {pending.ply} (column {column_label(pending.column)}) in {name} was sent"
+                " but its reply"
                 " was never recorded: the server may or may not have played it")
     if record.we_started is None or record.last_state is None:
         return f"the record of {name} does not say who started or what the board is"
