@@ -80,6 +80,9 @@ class TournamentOptions:
     out: str | None = option("--out", metavar="DIR",
                              help="write plots and a summary here, and keep the games as they"
                                   " finish (a rerun resumes)")
+    python: str | None = option("--python", metavar="PATH",
+                                help="the Python that runs the connectx: agent files (default:"
+                                     " this one; a spec's python=PATH wins)")
 
 
 
@@ -88,7 +91,8 @@ def tournament_command(options: TournamentOptions, context: Context) -> int:
     # The one place a tournament's time is read: an ``ours`` without one plays --time, else
     # the configured time per move, and carries it in its spec to the workers.
     seconds = settings.agent.seconds_per_move if options.time is None else options.time
-    specs = [parse_spec(part, seconds=seconds) for part in split_specs(options.players)]
+    specs = [parse_spec(part, seconds=seconds, python=options.python)
+             for part in split_specs(options.players)]
     games = options.games
     if games is None:
         games = 2 * 7**options.opening_plies if options.every_opening else DEFAULT_GAMES
@@ -175,6 +179,8 @@ def _command_line(options: TournamentOptions, plan: TournamentPlan, config: str 
         parts += ["--scheduler", options.scheduler]
     if options.out is not None:
         parts += ["--out", options.out]
+    if options.python is not None:
+        parts += ["--python", options.python]
     if config is not None:
         parts += ["--config", config]
     return shlex.join(parts)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -328,3 +329,42 @@ def test_the_report_plays_outside_opponents() -> None:
     engine, raises = summaries.values()
     assert engine.overall[1].total.games == 2 and engine.moves[1].budget == 0.05
     assert raises.overall[1].faults["error"] == 2  # it raises on its second move, every game
+
+
+def test_a_killed_tournament_resumes_without_losing_a_game_and_python_is_used(
+        tmp_path: Path) -> None:
+    mark = tmp_path / "used"
+    wrapper = tmp_path / "python"
+    wrapper.write_text(f'#!/bin/sh\necho "$@" >> {mark}\nexec {PYTHON} "$@"\n')
+    wrapper.chmod(0o755)
+    out_dir = tmp_path / "run"
+    players = (f"connectx:{AGENTS / 'good.py'},connectx:{AGENTS / 'sleeps.py'},"
+               f'program:"{PYTHON} {ENGINE}"')
+    command = [PYTHON, str(Path(agent.__file__)), "tournament", "--players", players,
+               "--games", "4", "--seed", "9", "--time", "0.1", "--workers", "1",
+               "--out", str(out_dir), "--python", str(wrapper)]
+    work = out_dir / "games-work.jsonl"
+    first = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            if work.exists() and len(work.read_text().splitlines()) >= 4:  # the plan, 3 games
+                break
+            time.sleep(0.05)
+        first.kill()  # no chance to tidy up
+        first.wait()
+    finally:
+        if first.poll() is None:
+            first.kill()
+    kept = [json.loads(line) for line in work.read_text().splitlines()[1:] if line.endswith("}")]
+    assert 3 <= len(kept) < 12
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr
+    assert f"resuming: {len(kept)} of 12 games" in done.stderr
+    games = {game["game"]: game for game in
+             (json.loads(line) for line in (out_dir / "games.jsonl").read_text().splitlines())}
+    assert sorted(games) == list(range(12))
+    for game in kept:  # the games played before the kill are kept as they were
+        assert games[game["game"]] == game
+    assert str(AGENTS / "good.py") in mark.read_text()  # the agent files ran under --python
+    assert sum(game["reason"] == "late" for game in games.values()) == 0  # overage pays
