@@ -13,7 +13,9 @@ name them on the command line:
   course mode only) and ``random-model`` (expectimax against a uniformly random opponent
   instead of alpha-beta, ``search.expectimax``; course mode only), ``noise=P`` (a share P, 0-1,
   of its moves replaced by uniformly random ones, drawn from the player's ``rng``: the rungs of
-  the rating ladder, ``arena.ladder``, are ``ours:0.05:strongest:noise=P``).
+  the rating ladder, ``arena.ladder``, are ``ours:0.05:strongest:cpu:noise=P``), ``cpu`` (the
+  time per move is this process's CPU time, ``time.process_time``, not the wall clock: a
+  machine busy with other work makes the move take longer, not the player weaker).
   ``ours:0.5:threats:course``, ``ours:1:d8``, ``ours:strongest``, ``ours:0.5:random-model``;
 - ``bot[:DEPTH]``: the course server's bot, alpha-beta cut at DEPTH plies (default 3), random ties;
 - ``random``: a uniformly random legal move;
@@ -27,6 +29,7 @@ The options are separated by ``:``, never by ``,``, so a list of specs splits on
 from __future__ import annotations
 
 import random
+import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
@@ -34,7 +37,7 @@ from board import Board
 from heuristics import HEURISTICS
 from search.bot import DEFAULT_BOT_DEPTH, bot_move, move_values, random_move
 from settings import AgentSettings, SolverSettings, UsageError, revised
-from timecontrol import Limit, seconds_problem
+from timecontrol import Clock, Limit, seconds_problem
 
 if TYPE_CHECKING:
     from engine import Decision, Engine
@@ -47,6 +50,8 @@ MODE_NAMES = {"course": "course", "strongest": "strongest", "search": "course"}
 RANDOM_MODEL = "random-model"
 # The spec option that replaces a share of the moves by random ones: ``noise=0.3``.
 NOISE = "noise="
+# The spec option that times the moves by this process's CPU time.
+CPU = "cpu"
 
 
 def check_seconds(value: float, where: str) -> float:
@@ -96,7 +101,7 @@ class PlayerSpec:
     mode (None: the configured one), ``max_depth`` the search's depth limit (None: as deep as
     time allows; course mode), ``opponent_model`` the engine's model of its opponent (None:
     ``minimax``, alpha-beta; ``random``: expectimax, course mode), ``noise`` the share of its
-    moves replaced by random ones (None: none).
+    moves replaced by random ones (None: none), ``cpu_clock`` whether its time is CPU time.
     Building an ``ours`` player loads and warms up the engine, so the arena checks specs in
     the parent process and builds the players in its workers.
     """
@@ -109,6 +114,7 @@ class PlayerSpec:
     max_depth: int | None = None
     opponent_model: str | None = None
     noise: float | None = None
+    cpu_clock: bool = False
 
     @property
     def label(self) -> str:
@@ -132,6 +138,8 @@ class PlayerSpec:
             parts.append(self.mode)
         if random_model:
             parts.append(RANDOM_MODEL)  # course mode, implied
+        if self.cpu_clock:
+            parts.append(CPU)
         if self.noise is not None:
             parts.append(f"{NOISE}{self.noise:g}")
         return ":".join(parts)
@@ -197,7 +205,7 @@ class SeedPlayer:
 
 
 def build_engine(agent: AgentSettings, solver: SolverSettings, *,
-                 opponent_model: str = "minimax") -> Engine:
+                 opponent_model: str = "minimax", clock: Clock | None = None) -> Engine:
     """The shipped engine for the ``[agent]`` and ``[solver]`` settings, warmed up.
 
     Both are required, so no caller can build an engine without the solver's settings (the
@@ -206,7 +214,10 @@ def build_engine(agent: AgentSettings, solver: SolverSettings, *,
     """
     from engine import Engine  # loads the compiled search only when an engine is built
 
-    engine = Engine(agent, solver=solver, opponent_model=opponent_model)
+    if clock is None:
+        engine = Engine(agent, solver=solver, opponent_model=opponent_model)
+    else:
+        engine = Engine(agent, solver=solver, opponent_model=opponent_model, clock=clock)
     engine.warm_up()
     return engine
 
@@ -218,16 +229,17 @@ class OursPlayer:
     a command's ``--time``, else the configured one, read by the front end): ``agent``
     configures the engine only.  ``max_depth`` cuts the search at that depth (the engine then
     skips book and solver).  ``opponent_model`` is the engine's (``Engine``: ``minimax`` or
-    ``random``).
+    ``random``); ``clock`` the engine's clock (default: the wall clock; ``time.process_time``
+    for a time of CPU seconds).
     """
 
     def __init__(self, agent: AgentSettings, solver: SolverSettings | None = None, *,
                  seconds: float, max_depth: int | None = None, name: str | None = None,
-                 opponent_model: str = "minimax") -> None:
+                 opponent_model: str = "minimax", clock: Clock | None = None) -> None:
         self.seconds = seconds
         self.max_depth = max_depth
         self.engine = build_engine(agent, solver or SolverSettings(),
-                                   opponent_model=opponent_model)
+                                   opponent_model=opponent_model, clock=clock)
         self.last: Decision | None = None
         self.name = name or PlayerSpec("ours", seconds=seconds).label
 
@@ -269,12 +281,12 @@ class NoisyPlayer:
 
 
 KINDS = ("ours", "bot", "random", "seed", "human")  # what a spec may start with
-SPEC_HELP = ("ours[:SECONDS][:HEURISTIC][:course|:strongest][:dN][:random-model][:noise=P],"
+SPEC_HELP = ("ours[:SECONDS][:HEURISTIC][:course|:strongest][:dN][:random-model][:cpu][:noise=P],"
              " bot[:DEPTH],"
              " random, seed or human")
 OURS_OPTIONS = (f"SECONDS (a number), a heuristic ({', '.join(HEURISTICS)}), a mode"
-                f" (course, strongest), dN (depth 1-{MAX_DEPTH}), {RANDOM_MODEL} or {NOISE}P"
-                " (P 0-1)")
+                f" (course, strongest), dN (depth 1-{MAX_DEPTH}), {RANDOM_MODEL}, {CPU} or"
+                f" {NOISE}P (P 0-1)")
 
 
 def _parse_ours(spec: str, options: list[str], seconds: float | None) -> PlayerSpec:
@@ -285,6 +297,7 @@ def _parse_ours(spec: str, options: list[str], seconds: float | None) -> PlayerS
     time: float | None = None
     opponent_model: str | None = None
     noise: float | None = None
+    cpu_clock = False
 
     def once(what: str, option: str) -> None:
         if what in given:
@@ -302,6 +315,9 @@ def _parse_ours(spec: str, options: list[str], seconds: float | None) -> PlayerS
         elif option == RANDOM_MODEL:
             once("opponent model", raw)
             opponent_model = "random"
+        elif option == CPU:
+            once("clock", raw)
+            cpu_clock = True
         elif option.startswith(NOISE):
             once("noise", raw)
             noise = _share(option[len(NOISE):])
@@ -335,7 +351,7 @@ def _parse_ours(spec: str, options: list[str], seconds: float | None) -> PlayerS
                              " the solver, which assume a best-replying opponent")
         mode = "course"
     return PlayerSpec("ours", seconds=time, heuristic=heuristic, mode=mode, max_depth=max_depth,
-                      opponent_model=opponent_model, noise=noise)
+                      opponent_model=opponent_model, noise=noise, cpu_clock=cpu_clock)
 
 
 def parse_spec(spec: str, *, seconds: float | None = None) -> PlayerSpec:
@@ -391,7 +407,8 @@ def build_player(
         raise UsageError("player 'human' plays only in `agent.py play`")
     ours = OursPlayer(spec.agent_settings(agent or AgentSettings()), solver,
                       seconds=spec.move_seconds(), max_depth=spec.max_depth, name=spec.label,
-                      opponent_model=spec.opponent_model or "minimax")
+                      opponent_model=spec.opponent_model or "minimax",
+                      clock=time.process_time if spec.cpu_clock else None)
     if spec.noise is not None:
         return NoisyPlayer(ours, spec.noise, rng, spec.label)
     return ours

@@ -5,6 +5,7 @@ fit written as a ladder, and a player placed on it."""
 from __future__ import annotations
 
 import random
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -22,7 +23,7 @@ from arena.ladder import (
     write_games_file,
 )
 from board import Board
-from engine.players import NoisyPlayer, SeedPlayer, parse_spec
+from engine.players import NoisyPlayer, OursPlayer, SeedPlayer, build_player, parse_spec
 from rating.ladder import load_ladder, save_ladder
 from settings import UsageError
 
@@ -42,6 +43,20 @@ def test_the_noise_option_of_ours() -> None:
             parse_spec(f"ours:1:{bad}")
     with pytest.raises(UsageError, match="second time"):
         parse_spec("ours:1:noise=0.1:noise=0.2")
+
+
+def test_the_cpu_option_of_ours_times_moves_by_cpu_time() -> None:
+    spec = parse_spec("ours:0.05:cpu:strongest:noise=0.1")
+    assert spec.cpu_clock and spec.label == "ours:0.05:strongest:cpu:noise=0.1"
+    assert not parse_spec("ours:0.05").cpu_clock
+    with pytest.raises(UsageError, match="second time"):
+        parse_spec("ours:1:cpu:cpu")
+    player = build_player(parse_spec("ours:0.02:course:cpu"))
+    assert isinstance(player, OursPlayer)
+    assert player.engine.clock is time.process_time
+    assert player.choose(Board.from_moves("4444")) in range(7)
+    wall = build_player(parse_spec("ours:0.02:course"))
+    assert isinstance(wall, OursPlayer) and wall.engine.clock is not time.process_time
 
 
 def _moves(player: NoisyPlayer | SeedPlayer, plies: int = 12) -> list[int]:
