@@ -119,9 +119,16 @@ def main(argv: list[str]) -> int:
     sys.path[:] = [entry for entry in sys.path
                    if os.path.abspath(entry or os.curdir) != here]
     # The answers go on a copy of file descriptor 1; the descriptor itself now leads to the
-    # error output, so that nothing the agent writes there can be taken for an answer.
+    # error output, so that nothing the agent writes there can be taken for an answer.  The
+    # requests come on a copy of descriptor 0, which now reads nothing: an agent that reads
+    # its input cannot take a request.
     answers = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    requests = os.fdopen(os.dup(0), "r", encoding="utf-8")
     os.dup2(2, 1)
+    nothing = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(nothing, 0)
+    os.close(nothing)
+    sys.stdin = io.TextIOWrapper(os.fdopen(0, "rb", closefd=False), encoding="utf-8")
     sys.stdout = io.TextIOWrapper(os.fdopen(1, "wb", closefd=False), encoding="utf-8",
                                   line_buffering=True)
 
@@ -131,7 +138,7 @@ def main(argv: list[str]) -> int:
 
     say({"ready": True, "python": sys.version.split()[0]})
     agent: Any = None
-    for line in sys.stdin:
+    for line in requests:
         request = json.loads(line)
         log = io.StringIO()
         started = time.perf_counter()
