@@ -20,20 +20,21 @@ from dataclasses import dataclass, field
 from board import Board
 from solver import Solver
 from solver.book import Book
+from vocabulary import Outcome
 
 
 @dataclass(frozen=True)
 class Verdict:
     """The referee's word on the move ``column`` played at ``ply`` (1 = the game's first disc).
 
-    ``outcomes`` maps every legal column to its outcome for the side that moved (1 win, 0 draw,
-    -1 loss), or is None when some could not be proven in time; ``booked`` counts the columns
+    ``outcomes`` maps every legal column to its outcome for the side that moved, or is None
+    when some could not be proven in time; ``booked`` counts the columns
     whose outcome the book gave (the solver proved the others).
     """
 
     ply: int
     column: int
-    outcomes: Mapping[int, int] | None
+    outcomes: Mapping[int, Outcome] | None
     # Where the outcomes came from, not part of the verdict: verdicts that agree are equal.
     booked: int = field(default=0, compare=False)
 
@@ -42,12 +43,12 @@ class Verdict:
         return self.outcomes is not None
 
     @property
-    def best(self) -> int | None:
+    def best(self) -> Outcome | None:
         """The best outcome any legal move had (the position's value), when proven."""
         return None if self.outcomes is None else max(self.outcomes.values())
 
     @property
-    def outcome(self) -> int | None:
+    def outcome(self) -> Outcome | None:
         """The outcome after the move played, when proven."""
         return None if self.outcomes is None else self.outcomes[self.column]
 
@@ -62,13 +63,13 @@ class Verdict:
         return None if self.outcomes is None else self.outcome == self.best
 
 
-def book_outcome(board: Board, col: int, book: Book) -> int | None:
-    """The outcome for the side to move of playing ``col`` (1, 0, -1) as the book proves it,
+def book_outcome(board: Board, col: int, book: Book) -> Outcome | None:
+    """The outcome for the side to move of playing ``col`` as the book proves it,
     or None when the book does not hold the position it leads to."""
     # Every entry, exact or outcome only, in a complete layer or on the book's deeper paths,
     # holds the game-theoretic value of its position; the outcome is all a judge needs.
     entry = book.lookup(board.play_unchecked(col))
-    return None if entry is None else -entry.outcome
+    return None if entry is None else -Outcome.of(entry.outcome)
 
 
 def judge_move(board: Board, column: int, ply: int, solver: Solver, book: Book | None,
@@ -76,7 +77,7 @@ def judge_move(board: Board, column: int, ply: int, solver: Solver, book: Book |
     """Whether ``column`` (legal in ``board``, which is not over) keeps the outcome: each legal
     move's outcome from ``book`` where it holds the position reached, else proven by ``solver``
     before ``deadline`` (a time of the solver's clock; None: no limit)."""
-    outcomes: dict[int, int] = {}
+    outcomes: dict[int, Outcome] = {}
     # The book first, for every move: it answers at once and leaves the solver all the time.
     if book is not None:
         for col in board.legal_moves():
@@ -90,7 +91,7 @@ def judge_move(board: Board, column: int, ply: int, solver: Solver, book: Book |
             outcome = solver.column_score(board, col, deadline, weak=True)
             if outcome is None:
                 return Verdict(ply, column, None, booked)
-            outcomes[col] = outcome
+            outcomes[col] = Outcome.of(outcome)
     return Verdict(ply, column, outcomes, booked)
 
 
