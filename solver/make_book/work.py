@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import gzip
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -77,8 +77,20 @@ def work_text(path: Path) -> str:
     return path.read_text() if path.exists() else ""
 
 
+def _text_lines(path: Path) -> Iterator[str]:
+    """A work file's lines, read as they are needed (a layer's file has millions)."""
+    if path.suffix != ".gz" and not path.exists() and packed(path).exists():
+        work_text(path)  # unpacks the shipped copy
+    if path.suffix == ".gz":
+        with gzip.open(path, "rt") as lines:
+            yield from lines
+    elif path.exists():
+        with path.open() as lines:
+            yield from lines
+
+
 def _lines(path: Path) -> Iterable[dict[str, Any]]:
-    for line in work_text(path).splitlines():
+    for line in _text_lines(path):
         try:
             data = json.loads(line)
         except json.JSONDecodeError:
@@ -87,14 +99,16 @@ def _lines(path: Path) -> Iterable[dict[str, Any]]:
             yield data
 
 
-def read_records(path: Path) -> dict[int, Record]:
-    """The records of a work file by the book's (canonical) key; the last record of a key wins."""
-    records: dict[int, Record] = {}
+def record_lines(path: Path) -> Iterable[Record]:
+    """The records of a work file in the order written (a key may come more than once)."""
     for data in _lines(path):
         if "moves" in data:
-            record = Record.from_json(data)
-            records[record.canonical()[0]] = record
-    return records
+            yield Record.from_json(data)
+
+
+def read_records(path: Path) -> dict[int, Record]:
+    """The records of a work file by the book's (canonical) key; the last record of a key wins."""
+    return {record.canonical()[0]: record for record in record_lines(path)}
 
 
 def read_params(path: Path) -> dict[str, Any]:
