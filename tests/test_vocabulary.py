@@ -12,7 +12,7 @@ import pytest
 from board import Board
 from engine.decision import ProvenScore, SearchScore
 from search import deepest, iterative_deepening
-from solver import result
+from solver import Solver, result
 from vocabulary import (
     Mode,
     Outcome,
@@ -119,3 +119,40 @@ def test_the_names_compare_equal_to_their_strings() -> None:
     # The JSON and the record keep the strings they had.
     assert Mode.STRONGEST == "strongest" and Source.BOOK == "book"
     assert Outcome.of(-7) is Outcome.LOSS and -Outcome.WIN is Outcome.LOSS
+
+
+def test_every_front_end_says_the_same_result_in_the_same_words(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """One position, past the book: X wins in 2 moves with column 4.  `move` in both modes
+    (the solver's proof and the search's), `analyze`, the board's verdicts and the picture's
+    row all say it with the one renderer, counting columns 1-7."""
+    import agent
+    from analysisboard.verdicts import column_entry
+    from engine.analyze import ColumnView
+
+    moves = "36762377233722"
+    said = []
+    for mode in ("strongest", "course"):
+        assert agent.main(["move", moves, "--mode", mode, "--time", "2"]) == 0
+        out = capsys.readouterr().out
+        assert "move: column 4 (1-7, as in move strings; 3 in JSON" in out
+        said.append(out)
+    assert "proven by the solver: win in 2 moves for X (first)" in said[0]
+    assert "score: win in 2 moves for X (first) (proven by the heuristic search" in said[1]
+    assert agent.main(["analyze", moves, "--time", "3"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert any(line.startswith("     4  win in 2 moves ") and line.endswith("<- best")
+               for line in lines)
+    assert lines[-1].startswith("best move: column 4, proven by the solver: win in 2 moves")
+    # The board's API entry of that column, from the solver's Pons score (+13: X's 9th disc).
+    board = Board.from_moves(moves)
+    score = Solver(24).column_score(board, 3)
+    assert score == 13
+    entry = column_entry(ColumnView(3, True, score, "exact", Source.SOLVER), board.moves, 1.0)
+    assert entry["words"] == "win in 2 moves" and entry["short"] == "+2"
+    # The picture's row under column 4.
+    picture = tmp_path / "p.svg"
+    assert agent.main(["board-image", moves, "--out", str(picture), "--verdicts",
+                       "--time", "2"]) == 0
+    text = picture.read_text()
+    assert "<!-- +2 -->" in text and "X (first player, cross) to move" in text
