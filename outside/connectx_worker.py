@@ -1,7 +1,7 @@
 """The process a ConnectX agent file runs in (``outside.connectx`` starts it): the file loaded as
 Kaggle loads it, the agent called once per request, and what it returned described.
 
-Run as a script by any Python 3.8 or later (``connectx:PATH:python=/other/python``): it uses
+Run as a script by any Python 3.9 or later (``connectx:PATH:python=/other/python``): it uses
 the standard library only and imports nothing of ours.  Its own folder is taken off
 ``sys.path`` so that the agent sees the interpreter's packages only.
 
@@ -41,7 +41,7 @@ LOG_CHARS = 1024
 REPR_CHARS = 200
 
 
-class Struct(dict):  # type: ignore[type-arg]
+class Struct(dict[str, Any]):
     """A dict whose keys are also attributes, as kaggle-environments' ``structify`` makes."""
 
     def __getattr__(self, name: str) -> Any:

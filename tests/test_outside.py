@@ -368,3 +368,25 @@ def test_a_killed_tournament_resumes_without_losing_a_game_and_python_is_used(
         assert games[game["game"]] == game
     assert str(AGENTS / "good.py") in mark.read_text()  # the agent files ran under --python
     assert sum(game["reason"] == "late" for game in games.values()) == 0  # overage pays
+
+
+SYSTEM_PYTHON = "/usr/bin/python3"
+
+
+@pytest.mark.skipif(not Path(SYSTEM_PYTHON).exists(), reason="no system Python to compare")
+def test_an_agent_file_under_another_interpreter_sees_its_packages() -> None:
+    import subprocess as run
+
+    has_numpy = run.run([SYSTEM_PYTHON, "-c", "import numpy"], capture_output=True,
+                        check=False).returncode == 0
+    spec = parse_spec(f"connectx:{AGENTS / 'numpy_int.py'}:0.3:python={SYSTEM_PYTHON}")
+    assert isinstance(spec, OutsideSpec)
+    player = ConnectXPlayer(spec.target, seconds=0.3, observe=observe, python=spec.python)
+    record = game_against_random(player)
+    if has_numpy:  # the same verdict as under ours
+        assert record.reason == FaultKind.NOT_A_COLUMN.value
+    else:  # its imports are that interpreter's, not ours
+        assert record.reason == FaultKind.ERROR.value and "numpy" in record.detail
+    record = game_against_random(ConnectXPlayer(str(AGENTS / "good.py"), seconds=0.3,
+                                                observe=observe, python=SYSTEM_PYTHON))
+    assert record.reason in (FOUR, FULL)
