@@ -29,8 +29,9 @@ from arena.tournament import derive_seed, random_opening
 from batch import BatchExecutor, announce_stopping, open_executor, worker_state
 from batch.lines import append_lines, read_lines
 from board import Board
-from ecosystems.players import Spec, build_player, is_ours, parse_spec
+from ecosystems.players import Spec, build_player, is_ours, is_outside, parse_spec
 from engine.players import Player
+from outside import end_game
 from rating.ladder import Ladder, Rung, load_ladder
 from reporting.measure import Check, correctness
 from reporting.rated import (
@@ -93,9 +94,10 @@ class _Players:
         if name not in self.built:
             rng = random.Random()
             player = build_player(spec, rng=rng, agent=self.key.agent, solver=self.key.solver)
-            if not is_ours(spec):  # ours warms up when it is built
-                # The first call loads what the player loads (compiled code, a process):
-                # here, so that it does not count as the time of a move.
+            if not is_ours(spec) and not is_outside(spec):  # ours warms up when built
+                # The first call loads the compiled search from the disk cache: here, so
+                # that it does not count as the time of a move.  (An outside agent's first
+                # move is its own, as in a tournament: a ConnectX file loads in it.)
                 player.choose(Board.from_moves("44"))
             self.built[name] = (player, rng)
         return self.built[name]
@@ -114,7 +116,11 @@ def play_rated(key: RunKey, order: GameOrder, keep: tuple[str, ...]) -> RatedGam
     second.new_game()
     names = (key.name, order.rung) if order.player_first else (order.rung, key.name)
     start = Board.from_moves(order.opening, one_based=False) if order.opening else None
-    record = play_game(first, second, names=names, start=start)
+    try:
+        record = play_game(first, second, names=names, start=start)
+    finally:  # an outside agent's process does not wait for the next game
+        end_game(first)
+        end_game(second)
     finished = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
     return RatedGame(order.number, order.batch, order.rung, order.player_first, record,
                      order.seeds, order.opening, finished)

@@ -106,7 +106,7 @@ class Rated:
         for rung in sorted({g.rung for g in games}, key=lambda r: ratings.get(r, 0.0)):
             mine = [g for g in games if g.rung == rung]
             expected = None
-            if current.fit is not None:
+            if current.fit is not None and current.fitted:  # a bound predicts nothing
                 try:
                     expected = float(current.fit.expected(PLAYER, rung))
                 except (KeyError, ValueError, ArithmeticError):
@@ -211,6 +211,10 @@ def placement(rated: Rated) -> str:
     """Where the rating sits on the ladder, in words: between which rungs."""
     e = rated.estimate
     rungs = sorted(rated.ladder.rungs, key=lambda r: r.rating)
+    if not e.fitted and math.isfinite(e.high):  # only bounded: below the rung it lost to
+        return f"below `{min(rungs, key=lambda r: abs(r.rating - e.high)).name}` ({e.high:.0f})"
+    if not e.fitted and math.isfinite(e.low):
+        return f"above `{min(rungs, key=lambda r: abs(r.rating - e.low)).name}` ({e.low:.0f})"
     below = [r for r in rungs if r.rating <= e.rating]
     above = [r for r in rungs if r.rating > e.rating]
     if not below:
@@ -226,8 +230,8 @@ def _rating_line(rated: Rated) -> str:
     if not e.fitted:
         side = "won" if math.isinf(e.high) else "lost"
         return (f"**No finite rating yet**: the player {side} every game that counts, so its"
-                f" rating is only bounded ({_interval(e)}): play more games (a larger"
-                " `--games`) against stronger or weaker rungs.")
+                f" rating is only bounded ({_interval(e)}, {placement(rated)}): play more games"
+                " (a larger `--games`) against stronger or weaker rungs.")
     return (f"**Rating {e.rating:.0f}** ({_interval(e)}, {e.width:.0f} points wide),"
             f" {placement(rated)}.")
 

@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from arena.match import FOUR, FULL, PlayedGame
+from arena.match import PlayedGame, is_forfeit
 from rating.fit import Fit, Game, fit
 from rating.ladder import CLIMB, Ladder, Rung
 
@@ -77,7 +77,7 @@ class RatedGame:
         """How the rated player lost its game other than on the board (an illegal move, a
         crash, a late move...: the game's ``reason``), or None."""
         lost = self.record.winner is not None and self.record.winner != self.player_side
-        return self.record.reason if lost and self.record.reason not in (FOUR, FULL) else None
+        return self.record.reason if lost and is_forfeit(self.record.reason) else None
 
     def as_fit_game(self) -> Game:
         first, second = (PLAYER, self.rung) if self.player_first else (self.rung, PLAYER)
