@@ -191,13 +191,15 @@ class OnlineGame:
             except ClientError as exc:
                 if exc.in_doubt:
                     # The unconfirmed move stays in the record: the next run will not resume.
-                    self.records.stop(game_id, f"our move {ply} (column {column}) is in doubt: {exc}")
+                    self.records.stop(game_id, f"our move {ply} (column {column_label(column)})"
+                                               f" is in doubt: {exc}")
                 elif isinstance(exc, (ServerUnreachable, RequestRejected, WrongApiKey)):
                     # Nothing was played: the game can be resumed from the same board later.
                     self.records.unsent(game_id, ply)
                 else:
                     self.records.unsent(game_id, ply)
-                    self.records.stop(game_id, f"our move {ply} (column {column}) was refused: {exc}")
+                    self.records.stop(game_id, f"our move {ply} (column {column_label(column)})"
+                                               f" was refused: {exc}")
                 raise
             received = self.clock()
             try:
