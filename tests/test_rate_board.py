@@ -87,3 +87,30 @@ def test_board_rated_needs_a_run_folder(tmp_path: Path, capsys: pytest.CaptureFi
                                         ) -> None:
     assert main(["board", "--rated", str(tmp_path), "--no-open"]) == 2
     assert "holds no games.jsonl" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(not (Path("/usr/bin/chromium").exists()
+                         and Path("/usr/bin/chromedriver").exists()),
+                    reason="no headless browser: /usr/bin/chromium or /usr/bin/chromedriver")
+def test_a_worst_move_link_opens_in_a_browser_at_that_move(url: str, run: Path) -> None:
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    from selenium.webdriver.common.by import By
+
+    from tests.test_board_browser import CHROMEDRIVER, CHROMIUM, FLAGS, body_data, wait_for
+
+    worst = json.loads((run / "rate.json").read_text())["worst_moves"][0]
+    link = url + worst["link"].split("/", 3)[3]  # the report's address, on this board's port
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for flag in FLAGS:
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
+    try:
+        driver.get(link)
+        wait_for(lambda: body_data(driver, "review") == "done", "the review")
+        wait_for(lambda: body_data(driver, "reviewPly") == str(worst["ply"] - 1), "the move")
+        item = driver.find_element(By.CSS_SELECTOR, f'#review-moves li[data-ply="{worst["ply"]}"]')
+        assert {"ours", "lost"} <= set((item.get_attribute("class") or "").split())
+    finally:
+        driver.quit()
