@@ -186,7 +186,9 @@ def test_a_program_that_forks_and_hangs_is_killed_with_its_child(tmp_path: Path,
     monkeypatch.setenv("ENGINE_PIDS", str(pids))
     record = game_against_random(program("fork-hang"))
     assert record.reason == FaultKind.LATE.value and "grace" in record.detail
-    engine, child = map(int, pids.read_text().split())
+    lines = pids.read_text().splitlines()
+    engine, child = map(int, lines[-1].split())  # the engine, and the child it started
+    assert [int(line) for line in lines[:-1]] == [engine]
     assert not alive(engine)
     assert not alive(child)  # the grandchild too
 

@@ -4,6 +4,7 @@ the server's database with their bot; a bot that crashes loses its game to the s
 
 from __future__ import annotations
 
+import os
 import signal
 import sqlite3
 import subprocess
@@ -26,14 +27,25 @@ CLIENT = DATA / "skeleton_client.py"
 PYTHON = sys.executable
 
 
+def alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat[stat.rfind(")") + 2] != "Z"
+
+
 @contextmanager
 def served(tmp_path: Path, bot: str) -> Iterator[tuple[str, Path]]:
-    """``agent.py serve --bot BOT`` on a free port of 127.0.0.1: its URL and database."""
+    """``agent.py serve --bot BOT`` on a free port of 127.0.0.1: its URL and database.  Once
+    it stops, every engine it started (noted in ``ENGINE_PIDS``) is checked gone."""
     db = tmp_path / "server.sqlite3"
+    pids = tmp_path / "engine-pids"
     proc = subprocess.Popen(
         [PYTHON, str(ROOT / "agent.py"), "serve", "--port", "0", "--host", "127.0.0.1",
          "--db", str(db), "--bot", bot, "--first", "random"],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "ENGINE_PIDS": str(pids)})
     try:
         assert proc.stdout is not None
         url = ""
@@ -56,6 +68,8 @@ def served(tmp_path: Path, bot: str) -> Iterator[tuple[str, Path]]:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+    started = [int(word) for word in pids.read_text().split()] if pids.exists() else []
+    assert not [pid for pid in started if alive(pid)]
 
 
 def client(url: str, games: int) -> list[str]:
@@ -80,6 +94,7 @@ def test_a_skeleton_client_plays_a_program_bot_over_http(tmp_path: Path) -> None
     with served(tmp_path, spec) as (url, db):
         lines = client(url, 3)
     assert len(lines) == 3
+    assert len((tmp_path / "engine-pids").read_text().split()) >= 3  # one engine a game
     results = [float(line.split()[1]) for line in lines]
     assert all(result in (1, 0.5, -1) for result in results)
     games = stored_games(db)

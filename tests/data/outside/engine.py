@@ -73,12 +73,19 @@ def misbehave(way):
     elif way == "fork-hang":
         child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
         print(f"# started {child.pid}", flush=True)
-        with open(os.environ.get("ENGINE_PIDS", os.devnull), "a") as out:
-            out.write(f"{os.getpid()} {child.pid}\n")
+        note_pids(child.pid)
         time.sleep(120)
 
 
+def note_pids(*pids):
+    """Append this process's id (and others) to the file $ENGINE_PIDS: the tests check that
+    every process an engine started is gone."""
+    with open(os.environ.get("ENGINE_PIDS", os.devnull), "a") as out:
+        out.write(" ".join(str(pid) for pid in (os.getpid(), *pids)) + "\n")
+
+
 def main():
+    note_pids()
     way = sys.argv[sys.argv.index("--misbehave") + 1] if "--misbehave" in sys.argv else ""
     turns = 0
     for line in sys.stdin:
