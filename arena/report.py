@@ -125,7 +125,7 @@ def _report_parts(summary: Summary) -> list[RenderableType]:
     faults = summary.faults
     if faults:
         parts += ["", Text(f"Games lost by a fault: {len(faults)}", style="bold"),
-                  _indented(_table(FAULT_HEADERS, _fault_rows(faults[:FAULTS_SHOWN])))]
+                  _indented(_fault_table(faults[:FAULTS_SHOWN]))]
         if len(faults) > FAULTS_SHOWN:
             parts.append(Text(f"  ... and {len(faults) - FAULTS_SHOWN} more (all of them in the"
                               " JSON and in report.md)"))
@@ -138,6 +138,16 @@ FAULTS_SHOWN = 20  # in the terminal
 
 def _fault_rows(faults: Sequence[tuple[int, str, str, str]]) -> list[list[str]]:
     return [[str(game), player, reason, detail] for game, player, reason, detail in faults]
+
+
+def _fault_table(faults: Sequence[tuple[int, str, str, str]]) -> Table:
+    """The games lost by a fault: the game's number right-aligned, the words on the left."""
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, header_style="bold")
+    for i, header in enumerate(FAULT_HEADERS):
+        table.add_column(Text(header), justify="left" if i else "right", no_wrap=i < 3)
+    for row in _fault_rows(faults):
+        table.add_row(*(Text(cell) for cell in row))
+    return table
 
 
 def _print_parts(summary: Summary, out: Console) -> None:
@@ -200,8 +210,9 @@ def markdown_report(summary: Summary, command: str | None, figures: Sequence[str
     if faults:
         lines += ["", "## Faults", "", "Games lost by a fault (game number as in `games.jsonl`;"
                   " the kinds are in docs/outside-agents.md):", ""]
-        lines += _markdown_table(FAULT_HEADERS, [[cell.replace("|", "\\|") for cell in row]
-                                                 for row in _fault_rows(faults)])
+        lines += ["| " + " | ".join(FAULT_HEADERS) + " |", "|---:|---|---|---|"]
+        lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |"
+                  for row in _fault_rows(faults)]
     slow = [m for m in summary.moves if m.seconds]
     if slow:
         lines += ["", "Slowest move of each player (game number as in `games.jsonl`, move = disc "

@@ -90,7 +90,7 @@ def kaggle_verdict(returned: dict[str, Any], board: Board) -> int:
     if kind != "int":
         why = ("its action schema wants a Python int" if name.startswith("numpy.")
                else "its action schema wants an integer")
-        raise AgentFault(FaultKind.NOT_A_COLUMN, f"returned {name} {text}: Kaggle rejects it as"
+        raise AgentFault(FaultKind.NOT_A_COLUMN, f"returned {name} ({text}): Kaggle rejects it as"
                          f" an invalid action ({why}; INVALID)")
     column = int(value) if isinstance(value, int) else -1
     if not 0 <= column < WIDTH:
