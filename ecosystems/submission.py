@@ -15,6 +15,10 @@ from the first line of ``main.py``.
 
 The Python that runs it needs what the engine imports: numpy, numba and pydantic 2
 (``REQUIRES``), on Python 3.11 or later.
+
+The opening book goes in whole while its file is at most ``BOOK_LIMIT`` bytes; a larger one
+(the book complete to 12 discs is about 9 MB) is cut to its deepest complete layer that fits
+(``Book.up_to``): submissions with data files over about 5-10 MB have been reported to fail.
 """
 
 from __future__ import annotations
@@ -37,7 +41,9 @@ REQUIRES = "numpy, numba and pydantic 2, on Python 3.11 or later"
 ECOSYSTEMS_MODULES = ("__init__.py", "connectx.py", "session.py")
 # Data files each package reads, beside its .py files (as pyproject.toml's package-data).
 DATA = {"heuristics": ("data/*.json",)}
-BOOK = {"solver": ("data/book.bin", "data/book.json")}
+BOOK = {"solver": ("data/book.json",)}  # the book itself: ``archive_book``
+BOOK_FILE = "solver/data/book.bin"
+BOOK_LIMIT = 5_000_000  # bytes of the book file in the archive at most
 
 MAIN = '''\
 """Connect Four for Kaggle ConnectX: our engine in {mode} mode, written by `python agent.py kaggle`.
@@ -104,12 +110,37 @@ def archive_files(mode: str) -> Iterator[tuple[str, Path]]:
             yield f"{package}/{path.relative_to(folder).as_posix()}", path
 
 
+def archive_book(limit: int = BOOK_LIMIT) -> tuple[bytes, int]:
+    """The book file for the archive, and the discs it is complete to: the shipped book if its
+    file is at most ``limit`` bytes, else its deepest complete layers that fit."""
+    from solver.book import DEFAULT_BOOK_PATH, book_bytes, load_book
+
+    whole = DEFAULT_BOOK_PATH.read_bytes()
+    book = load_book()
+    if len(whole) <= limit:
+        return whole, book.complete_discs
+    for discs in range(book.complete_discs - 1, -1, -1):
+        data = book_bytes(book.up_to(discs))
+        if len(data) <= limit:
+            return data, discs
+    raise UsageError(f"not even the first layers of the opening book fit in {limit} bytes")
+
+
+def _add_bytes(archive: tarfile.TarFile, name: str, data: bytes) -> None:
+    info = tarfile.TarInfo(name)
+    info.size = len(data)
+    info.mode = 0o644
+    info.mtime = int(time.time())
+    archive.addfile(info, io.BytesIO(data))
+
+
 def write_submission(out: Path, agent: AgentSettings, solver: SolverSettings,
-                     seconds: float | None) -> Path:
+                     seconds: float | None, *, book_limit: int = BOOK_LIMIT) -> Path:
     """Write ``out/submission.tar.gz`` for our agent with these settings; return its path.
 
     ``seconds`` caps the time per move (None: ``actTimeout`` less the safety margin).  The
-    opening book of strongest mode is the one shipped in ``solver/data``.
+    opening book of strongest mode is the one shipped in ``solver/data``, cut to its deepest
+    complete layers that fit in ``book_limit`` bytes if it is larger.
     """
     if solver.book:
         raise UsageError(f"[solver] book = {solver.book!r}: a submission carries the opening book"
@@ -117,12 +148,9 @@ def write_submission(out: Path, agent: AgentSettings, solver: SolverSettings,
     out.mkdir(parents=True, exist_ok=True)
     path = out / ARCHIVE
     with tarfile.open(path, "w:gz") as archive:
-        text = main_py(agent, solver, seconds).encode()
-        info = tarfile.TarInfo("main.py")
-        info.size = len(text)
-        info.mode = 0o644
-        info.mtime = int(time.time())
-        archive.addfile(info, io.BytesIO(text))
+        _add_bytes(archive, "main.py", main_py(agent, solver, seconds).encode())
         for name, source in archive_files(agent.mode):
             archive.add(source, arcname=name, recursive=False)
+        if agent.mode == Mode.STRONGEST:
+            _add_bytes(archive, BOOK_FILE, archive_book(book_limit)[0])
     return path

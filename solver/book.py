@@ -181,11 +181,27 @@ class Book:
         """True if ``board`` lies in the complete layers (the book has every such position)."""
         return board.moves <= self.complete_discs
 
+    def up_to(self, discs: int) -> Book:
+        """The positions with at most ``discs`` discs (a smaller book, complete as far as both
+        are)."""
+        kept = discs_of(self.keys) <= discs
+        return Book(self.keys[kept], self.scores[kept], self.columns[kept], self.exact[kept],
+                    min(self.complete_discs, discs))
+
     def entries(self) -> list[tuple[Board, BookEntry]]:
         """Every stored position with its entry, in the stored orientation."""
         return [(decode_key(int(k)), BookEntry(int(c), int(s), bool(e)))
                 for k, c, s, e in zip(self.keys, self.columns, self.scores, self.exact,
                                       strict=True)]
+
+
+def discs_of(keys: np.ndarray) -> np.ndarray:
+    """The number of discs of each key's position (``decode_key``'s heights, vectorised)."""
+    count = np.zeros(len(keys), dtype=np.int64)
+    for col in range(bits.WIDTH):
+        part = (keys.astype(np.int64) >> (col * bits.H1)) & 0x7F
+        count += np.frexp((part + 1).astype(np.float64))[1] - 1  # floor(log2(part + 1))
+    return count
 
 
 def build_book(entries: dict[int, BookEntry], complete_discs: int = -1) -> Book:
@@ -201,12 +217,17 @@ def build_book(entries: dict[int, BookEntry], complete_discs: int = -1) -> Book:
 
 def save_book(book: Book, path: str | Path) -> None:
     """Write ``book`` in the current format (``C4BOOK03``)."""
+    Path(path).write_bytes(book_bytes(book))
+
+
+def book_bytes(book: Book) -> bytes:
+    """``book`` as the bytes of its file (``C4BOOK03``)."""
     differences = np.diff(book.keys.astype(np.int64), prepend=np.int64(0))
     payload = (differences.astype("<i8").tobytes() + book.scores.astype("i1").tobytes()
                + book.columns.astype("i1").tobytes() + book.exact.astype("u1").tobytes())
     complete = NO_COMPLETE_LAYER if book.complete_discs < 0 else book.complete_discs
     header = _HEADER.pack(MAGIC, len(book), complete, hashlib.sha256(payload).digest())
-    Path(path).write_bytes(header + zlib.compress(payload, 9))
+    return header + zlib.compress(payload, 9)
 
 
 def _decompressed(data: bytes, count: int, path: Path) -> bytes:

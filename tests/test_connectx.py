@@ -138,6 +138,26 @@ def test_the_archive_holds_main_py_and_what_the_agent_imports(tmp_path: Path) ->
         write_submission(tmp_path, AgentSettings(), SolverSettings(book="my.bin"), None)
 
 
+def test_a_book_too_large_for_the_archive_is_cut_to_the_complete_layers_that_fit(
+        tmp_path: Path) -> None:
+    from solver.book import load_book, read_book
+
+    shipped = load_book()
+    path = write_submission(tmp_path, AgentSettings(mode=Mode.STRONGEST), SolverSettings(), None,
+                            book_limit=400_000)
+    with tarfile.open(path) as archive:
+        data = archive.extractfile("solver/data/book.bin")
+        assert data is not None
+        (tmp_path / "cut.bin").write_bytes(data.read())
+    cut = read_book(tmp_path / "cut.bin")
+    assert (tmp_path / "cut.bin").stat().st_size <= 400_000
+    assert 0 <= cut.complete_discs < shipped.complete_discs
+    # Every position of the cut book's complete layers, with the shipped book's answer.
+    assert len(cut) == len(shipped.up_to(cut.complete_discs))
+    for board, entry in cut.entries()[::997]:
+        assert board.moves <= cut.complete_discs and shipped.lookup(board) == entry
+
+
 def test_the_kaggle_command_refuses_a_file_for_a_folder(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     target = tmp_path / "taken"

@@ -33,7 +33,7 @@ import numpy as np
 
 from board import Board, bits
 from board.keys import canonical_key
-from solver.book import Book, BookEntry, BookError, save_book
+from solver.book import Book, BookEntry, BookError, discs_of, save_book
 from solver.core import win_now_score
 from solver.make_book.layers import positions_after
 from solver.make_book.work import Record, pack, read_params, read_records, record_lines
@@ -198,15 +198,6 @@ def merged_entries(
                                           entries.columns[kept], entries.exact[kept]),
                                   replaced])
     return entries, complete
-
-
-def discs_of(keys: np.ndarray) -> np.ndarray:
-    """The number of discs of each key's position (``decode_key``'s heights, vectorised)."""
-    count = np.zeros(len(keys), dtype=np.int64)
-    for col in range(bits.WIDTH):
-        part = (keys >> (col * bits.H1)) & 0x7F
-        count += np.frexp((part + 1).astype(np.float64))[1] - 1  # floor(log2(part + 1))
-    return count
 
 
 def build(
