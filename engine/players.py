@@ -38,6 +38,7 @@ from heuristics import HEURISTICS
 from search.bot import DEFAULT_BOT_DEPTH, bot_move, move_values, random_move
 from settings import AgentSettings, SolverSettings, UsageError, revised
 from timecontrol import Clock, Limit, seconds_problem
+from vocabulary import Mode, OpponentModel
 
 if TYPE_CHECKING:
     from engine import Decision, Engine
@@ -45,7 +46,7 @@ if TYPE_CHECKING:
 SEED_DEPTH = 5
 MAX_DEPTH = 42  # plies: a search or a bot never needs to look further than the board holds
 # Names of the modes in a spec; "search" is the name course mode had before it had one.
-MODE_NAMES = {"course": "course", "strongest": "strongest", "search": "course"}
+MODE_NAMES: dict[str, Mode] = {**{mode.value: mode for mode in Mode}, "search": Mode.COURSE}
 # The spec option that plays expectimax against a random mover (``--opponent-model random``).
 RANDOM_MODEL = "random-model"
 # The spec option that replaces a share of the moves by random ones: ``noise=0.3``.
@@ -110,9 +111,9 @@ class PlayerSpec:
     depth: int = DEFAULT_BOT_DEPTH
     seconds: float | None = None
     heuristic: str | None = None
-    mode: str | None = None
+    mode: Mode | None = None
     max_depth: int | None = None
-    opponent_model: str | None = None
+    opponent_model: OpponentModel | None = None
     noise: float | None = None
     cpu_clock: bool = False
 
@@ -131,10 +132,10 @@ class PlayerSpec:
             parts.append(f"{self.seconds:g}")
         if self.heuristic is not None:
             parts.append(self.heuristic)
-        random_model = self.opponent_model == "random"
+        random_model = self.opponent_model == OpponentModel.RANDOM
         if self.max_depth is not None:
             parts.append(f"d{self.max_depth}")  # course mode, implied
-        elif self.mode is not None and not (random_model and self.mode == "course"):
+        elif self.mode is not None and not (random_model and self.mode == Mode.COURSE):
             parts.append(self.mode)
         if random_model:
             parts.append(RANDOM_MODEL)  # course mode, implied
@@ -205,7 +206,8 @@ class SeedPlayer:
 
 
 def build_engine(agent: AgentSettings, solver: SolverSettings, *,
-                 opponent_model: str = "minimax", clock: Clock | None = None) -> Engine:
+                 opponent_model: str = OpponentModel.MINIMAX,
+                 clock: Clock | None = None) -> Engine:
     """The shipped engine for the ``[agent]`` and ``[solver]`` settings, warmed up.
 
     Both are required, so no caller can build an engine without the solver's settings (the
@@ -235,7 +237,8 @@ class OursPlayer:
 
     def __init__(self, agent: AgentSettings, solver: SolverSettings | None = None, *,
                  seconds: float, max_depth: int | None = None, name: str | None = None,
-                 opponent_model: str = "minimax", clock: Clock | None = None) -> None:
+                 opponent_model: str = OpponentModel.MINIMAX,
+                 clock: Clock | None = None) -> None:
         self.seconds = seconds
         self.max_depth = max_depth
         self.engine = build_engine(agent, solver or SolverSettings(),
@@ -285,17 +288,17 @@ SPEC_HELP = ("ours[:SECONDS][:HEURISTIC][:course|:strongest][:dN][:random-model]
              " bot[:DEPTH],"
              " random, seed or human")
 OURS_OPTIONS = (f"SECONDS (a number), a heuristic ({', '.join(HEURISTICS)}), a mode"
-                f" (course, strongest), dN (depth 1-{MAX_DEPTH}), {RANDOM_MODEL}, {CPU} or"
+                f" ({', '.join(Mode)}), dN (depth 1-{MAX_DEPTH}), {RANDOM_MODEL}, {CPU} or"
                 f" {NOISE}P (P 0-1)")
 
 
 def _parse_ours(spec: str, options: list[str], seconds: float | None) -> PlayerSpec:
     given: set[str] = set()
     heuristic: str | None = None
-    mode: str | None = None
+    mode: Mode | None = None
     max_depth: int | None = None
     time: float | None = None
-    opponent_model: str | None = None
+    opponent_model: OpponentModel | None = None
     noise: float | None = None
     cpu_clock = False
 
@@ -314,7 +317,7 @@ def _parse_ours(spec: str, options: list[str], seconds: float | None) -> PlayerS
             mode = MODE_NAMES[option]
         elif option == RANDOM_MODEL:
             once("opponent model", raw)
-            opponent_model = "random"
+            opponent_model = OpponentModel.RANDOM
         elif option == CPU:
             once("clock", raw)
             cpu_clock = True
@@ -340,16 +343,16 @@ def _parse_ours(spec: str, options: list[str], seconds: float | None) -> PlayerS
     if time is None and seconds is not None:
         time = check_seconds(seconds, f"player {spec!r}: the time")
     if max_depth is not None:
-        if mode == "strongest":
+        if mode == Mode.STRONGEST:
             raise UsageError(f"player {spec!r}: a search depth (d{max_depth}) is for course mode;"
                              " strongest mode plays the book and the solver first")
-        mode = "course"
+        mode = Mode.COURSE
     if opponent_model is not None:
-        if mode == "strongest":
+        if mode == Mode.STRONGEST:
             raise UsageError(f"player {spec!r}: {RANDOM_MODEL} (expectimax against a random"
                              " opponent) is for course mode; strongest mode plays the book and"
                              " the solver, which assume a best-replying opponent")
-        mode = "course"
+        mode = Mode.COURSE
     return PlayerSpec("ours", seconds=time, heuristic=heuristic, mode=mode, max_depth=max_depth,
                       opponent_model=opponent_model, noise=noise, cpu_clock=cpu_clock)
 
@@ -407,7 +410,7 @@ def build_player(
         raise UsageError("player 'human' plays only in `agent.py play`")
     ours = OursPlayer(spec.agent_settings(agent or AgentSettings()), solver,
                       seconds=spec.move_seconds(), max_depth=spec.max_depth, name=spec.label,
-                      opponent_model=spec.opponent_model or "minimax",
+                      opponent_model=spec.opponent_model or OpponentModel.MINIMAX,
                       clock=time.process_time if spec.cpu_clock else None)
     if spec.noise is not None:
         return NoisyPlayer(ours, spec.noise, rng, spec.label)
