@@ -3,8 +3,8 @@ neighbours on the ladder, fitted once into ``rating/data/ladder.json`` (``rating
 scale, ``random`` = 0); and other players placed on that ladder against its fixed ratings.
 
 ``python -m arena.ladder play`` plays the ladder's games: each rung against the next
-``--distance`` rungs of ``RUNGS`` (an order guessed from a pilot of a few games: adjacent and
-next-adjacent rungs, and one more), ``--games`` per pairing, in pairs of games that share a
+``--distance`` rungs of ``RUNGS`` (in the order of a first fit: adjacent and next-adjacent
+rungs, and one more), ``--games`` per pairing, in pairs of games that share a
 random opening of ``--opening-plies`` plies, once with each rung first.  The games go through
 the tournament machinery (``arena.tournament.play_task`` in the ``batch`` executor: this
 process, ``--workers K`` local processes or a Dask cluster, ``--scheduler ADDRESS``), and each
