@@ -58,11 +58,12 @@ from search.iterative import SearchResult, completed_depths
 from search.negamax import WIN, is_proven
 from timecontrol import Clock
 from timecontrol.counters import ABORTED, NODE_LIMIT, NODES, new_counters
+from vocabulary import OpponentModel
 
 # The opponent models the engine knows: ``minimax`` (a best-replying opponent: alpha-beta, the
 # default) and ``random`` (a uniformly random mover: expectimax).
-OPPONENT_MODELS: tuple[str, ...] = ("minimax", "random")
-DEFAULT_OPPONENT_MODEL = "minimax"
+OPPONENT_MODELS: tuple[str, ...] = tuple(OpponentModel)
+DEFAULT_OPPONENT_MODEL = OpponentModel.MINIMAX
 
 DEFAULT_TABLE_BITS = 20
 TABLE_BITS = TableBits(10, 24, "an expectimax table of 2**bits entries of 17 bytes")
