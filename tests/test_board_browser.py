@@ -223,6 +223,7 @@ def test_a_whole_game_against_the_agent(browser: WebDriver, board: dict[str, Any
     assert status.text.startswith("Game over")
     log = [item.text for item in browser.find_elements(By.CSS_SELECTOR, "#play-log li")]
     assert any(line.startswith("Agent: column") and "depth" in line for line in log)
+    assert log[0] == "You are X (first, ✕), the agent O (second, ◯)."  # X moved first
     browser.find_element(By.ID, "play-review").click()
     summary = wait_for(lambda: browser.find_element(By.ID, "review-summary").text
                        if body_data(browser, "review") == "done" else "", "the review")

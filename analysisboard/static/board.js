@@ -376,6 +376,7 @@
     delete document.body.dataset.gameOver;
     $("play-log").replaceChildren();
     $("play-review").disabled = true;
+    logLine(`You are ${PLAYER_NAMES[human]}, the agent ${PLAYER_NAMES[3 - human]}.`);
     await setMoves("");
     if (human === 2) await agentMove();
     else $("play-status").textContent = "Your move: click a column or press 1-7.";
