@@ -26,7 +26,7 @@ from arena.figures import (
     plot_time_per_move,
 )
 from arena.report import ours_series
-from arena.results import Summary
+from arena.results import OVERRUN_TOLERANCE, Summary
 from engine.games import PlayedMove, Tally
 from engine.players import PlayerSpec
 from reporting.measure import BudgetPoint, Check, default_player
@@ -120,6 +120,12 @@ def player_moves(measured: Measured) -> list[PlayedMove]:
     return moves
 
 
+def over_budget(moves: Sequence[PlayedMove], budget: float) -> int:
+    """The moves slower than ``budget`` by more than the arena's tolerance
+    (``arena.results.OVERRUN_TOLERANCE``, the project's timing target)."""
+    return sum(1 for m in moves if m.seconds > budget + OVERRUN_TOLERANCE)
+
+
 def plot_times(moves: Sequence[PlayedMove], budget: float | None, path: Path, who: str) -> bool:
     """Seconds per move of ``who`` (any player) by move number, log scale, the budget drawn;
     False (no file) without moves."""
@@ -140,10 +146,10 @@ def plot_times(moves: Sequence[PlayedMove], budget: float | None, path: Path, wh
             label="mean at each move number")
     title = f"Time per move of {who}: {len(moves)} moves, slowest {max(seconds):.3f} s"
     if budget is not None:
-        over = sum(1 for s in seconds if s > budget)
+        over = over_budget(moves, budget)
         ax.axhline(budget, color="black", linestyle="--", linewidth=1,
                    label=f"budget: {budget:g} s per move")
-        title += f", {over} over the budget"
+        title += f", {over} over the budget (+{OVERRUN_TOLERANCE:g} s)"
     ax.set_yscale("log")
     ax.set_xlim(0, 43)
     ax.set_xlabel("move number (disc 1-42)")

@@ -19,12 +19,14 @@ from pathlib import Path
 from typing import Any
 
 from arena.figures import plot_tallies, pyplot
+from arena.results import OVERRUN_TOLERANCE
 from engine.games import PlayedMove, Tally
 from rating.ladder import Ladder
 from reporting.document import (
     Accounting,
     correctness_text,
     machine,
+    over_budget,
     plot_correctness,
     plot_times,
 )
@@ -282,7 +284,7 @@ def to_json(rated: Rated) -> dict[str, Any]:
             "mean": round(sum(m.seconds for m in moves) / len(moves), 4),
             "max": round(max(m.seconds for m in moves), 4),
             "over_budget": None if rated.budget is None else
-            sum(1 for m in moves if m.seconds > rated.budget)},
+            over_budget(moves, rated.budget)},
         "faults": [{"game": g.number, "rung": g.rung, "kind": g.fault, "detail": g.record.detail}
                    for g in rated.games if g.fault is not None],
         "elapsed": round(rated.elapsed, 1),
@@ -364,8 +366,8 @@ def write_rated(rated: Rated, out: Path) -> list[Path]:
     elif plot_times(moves, rated.budget, out / "time_per_move.png", rated.label):
         written.append(out / "time_per_move.png")
         over = "" if rated.budget is None else (
-            f"; {sum(1 for m in moves if m.seconds > rated.budget)} of them over the"
-            f" {rated.budget:g} s budget")
+            f"; {over_budget(moves, rated.budget)} of them over the {rated.budget:g} s budget"
+            f" by more than {OVERRUN_TOLERANCE:g} s, the project's tolerance")
         lines += ["![time per move](time_per_move.png)", "",
                   f"*The wall-clock seconds each of the rated player's {len(moves)} moves took,"
                   f" measured around its call by the game loop (`arena.match`), by move number"
