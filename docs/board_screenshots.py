@@ -68,7 +68,8 @@ def main() -> int:
                         break
                     legal = [c.get_attribute("data-col") for c in driver.find_elements(
                         By.CSS_SELECTOR, "#board .column:not(.full)")]
-                    driver.find_element(By.TAG_NAME, "body").send_keys(str(rng.choice(legal)))
+                    column = int(rng.choice(legal) or 0)  # 0-based; its key is 1-7
+                    driver.find_element(By.TAG_NAME, "body").send_keys(str(column + 1))
                     time.sleep(0.4)
                 driver.save_screenshot(str(IMAGES / "board-play.png"))
 

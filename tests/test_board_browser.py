@@ -247,7 +247,12 @@ def test_the_review_steps_to_the_first_losing_move(browser: WebDriver,
     wait_for(lambda: body_data(browser, "verdicts") == moves[:BLUNDER_PLY - 1], "its position")
     lost = browser.find_element(By.CSS_SELECTOR, f'#review-moves li[data-ply="{BLUNDER_PLY}"]')
     assert {"ours", "lost", "first-lost"} <= set((lost.get_attribute("class") or "").split())
-    assert "Next: Move 5 (ours)" in browser.find_element(By.ID, "review-move").text
+    next_move = browser.find_element(By.ID, "review-move").text
+    assert "Next: Move 5 (ours)" in next_move
+    # Columns as people read them, 1-7: the move played, and those that kept the outcome.
+    assert f"Next: Move 5 (ours): column {moves[BLUNDER_PLY - 1]}," in next_move
+    keeping = next_move.split("columns that kept it: ")[1].split(", ")
+    assert keeping and all(c in "1234567" for c in keeping) and moves[BLUNDER_PLY - 1] not in keeping
     assert f"review=record%3A{game_id}" in browser.current_url or \
         f"review=record:{game_id}" in browser.current_url
     press(browser, "\ue014")  # right arrow: the losing move itself

@@ -168,7 +168,9 @@
         if (entry.outcome) {
           cell.classList.add(entry.outcome);
           // The length in a second line when it is proven ("in 7 moves").
-          const rest = entry.score === null ? "" : entry.words.replace(/^(win|draw|loss)[:\s]*/, "");
+          // A draw's "(the board fills up in 18 moves)" in short for the narrow cell.
+          const rest = entry.score === null ? "" : entry.words.replace(/^(win|draw|loss)[:\s]*/, "")
+            .replace(/^\(the board fills up (in .*)\)$/, "board full $1");
           cell.innerHTML = `<b>${entry.outcome}</b>${escapeHtml(rest)}`;
           const score = entry.score === null ? "not proven" : (entry.score > 0 ? `+${entry.score}` : entry.score);
           cell.title = `Pons' score ${score} (${entry.source}); ${entry.words}`;
@@ -555,7 +557,9 @@
       const next = review.data.plies[review.ply];
       let line = `Next: ${moveText(next)}`;
       if (next.kept === false && next.outcomes) {
-        const keeping = Object.entries(next.outcomes).filter(([, o]) => o === next.best).map(([c]) => c);
+        // The API's keys are 0-based columns; people read 1-7.
+        const keeping = Object.entries(next.outcomes).filter(([, o]) => o === next.best)
+          .map(([c]) => Number(c) + 1);
         line += `; columns that kept it: ${keeping.join(", ")}`;
       }
       lines.push(line);
