@@ -157,6 +157,14 @@ def worst_moves(games: Sequence[RatedGame], checks: Mapping[tuple[int, int], Che
 
 # --- figures ------------------------------------------------------------------------------------
 
+SHORT = 32  # characters of a player's name in a figure: a path would squeeze the axes
+
+
+def short(label: str) -> str:
+    """A player's name for a figure: its end when it is long (a file's name is there)."""
+    return label if len(label) <= SHORT else "..." + label[-(SHORT - 3):]
+
+
 def plot_ladder(rated: Rated, path: Path) -> None:
     """The ladder's rungs with their intervals, bottom to top, and the rated player among them."""
     plt = pyplot()
@@ -165,7 +173,7 @@ def plot_ladder(rated: Rated, path: Path) -> None:
         (rung.name, rung.rating, rung.low, rung.high,
          PLAYED_COLOUR if rung.name in played else RUNG_COLOUR) for rung in rated.ladder.rungs]
     e = rated.estimate
-    rows.append((f"{rated.label} (rated)", e.rating, e.low, e.high, PLAYER_COLOUR))
+    rows.append((f"{short(rated.label)} (rated)", e.rating, e.low, e.high, PLAYER_COLOUR))
     rows.sort(key=lambda row: row[1])
     fig, ax = plt.subplots(figsize=(9, 0.42 * len(rows) + 1.8), layout="constrained")
     finite = [v for row in rows for v in row[1:4] if math.isfinite(v)]
@@ -191,8 +199,8 @@ def plot_ladder(rated: Rated, path: Path) -> None:
     ax.set_xlim(left, right)
     ax.set_xlabel("rating (Elo-like points, random = 0); a line is a 95 % interval")
     ax.grid(alpha=0.3, axis="x")
-    ax.set_title(f"{rated.label}: {e.rating:.0f} ({_interval(e)}) on the ladder,"
-                 f" {len(rated.games)} games", fontsize="medium")
+    ax.set_title(f"{short(rated.label)}: {e.rating:.0f} ({_interval(e)}) on the ladder,"
+                 f" {len(rated.games)} games", fontsize="medium", wrap=True)
     handles = [plt.Line2D([], [], color=c, marker="o") for c in
                (PLAYER_COLOUR, PLAYED_COLOUR, RUNG_COLOUR)]
     fig.legend(handles, ["the rated player", "rungs it played", "other rungs"],
