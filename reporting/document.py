@@ -25,7 +25,7 @@ from arena.figures import (
     plot_tallies,
     plot_time_per_move,
 )
-from arena.report import ours_series
+from arena.report import game_lengths, ours_series
 from arena.results import OVERRUN_TOLERANCE, Summary
 from engine.games import PlayedMove, Tally
 from engine.players import PlayerSpec
@@ -328,18 +328,6 @@ def _score_matrix(summary: Summary) -> tuple[list[str], list[list[float | None]]
     return labels, scores
 
 
-def game_lengths(summary: Summary) -> list[list[tuple[int, float]]]:
-    """The games of a report's match (player 0 ours, or the player measured), as (discs at the
-    end, its points) in two rows: the games it started, then the games the opponent started."""
-    rows: list[list[tuple[int, float]]] = [[], []]
-    for outcome in summary.outcomes:
-        side = 0 if outcome.task.first == 0 else 1
-        record = outcome.record
-        points = 0.5 if record.winner is None else 1.0 if record.winner == side else 0.0
-        rows[side].append((len(record.columns), points))
-    return rows
-
-
 def _tally_line(tally: Tally) -> str:
     return f"{tally.wins}-{tally.draws}-{tally.losses}"
 
@@ -381,7 +369,7 @@ def write(measured: Measured, out: Path) -> list[Path]:
         rows.append((f"against {opponent}, {'we start' if player is None else 'it starts'}",
                      ours.as_first))
         rows.append((f"against {opponent}, {opponent} starts", ours.as_second))
-        lengths += game_lengths(summary)
+        lengths += game_lengths(summary, 0)  # one pairing: ours (or the player) first-named
         table.append(f"| `{opponent}` | {ours.total.games} | {_tally_line(ours.as_first)} |"
                      f" {_tally_line(ours.as_second)} | {ours.total.score_rate:.0%} |")
     plot_tallies(rows, out / "results.png",
@@ -405,7 +393,7 @@ def write(measured: Measured, out: Path) -> list[Path]:
     lines += ["## Time per move", ""]
     if player is not None:
         moves = player_moves(measured)
-        if plot_times(moves, measured.seconds, out / "time_per_move.png", f"`{player}`"):
+        if plot_times(moves, measured.seconds, out / "time_per_move.png", player):
             written.append(out / "time_per_move.png")
             lines += ["![time per move](time_per_move.png)", "",
                       f"*The wall-clock seconds each of the player's {len(moves)} moves in those"
