@@ -2,7 +2,9 @@
 judged by Kaggle's rules.
 
 Each game starts a fresh worker process (``outside/connectx_worker.py``, under our Python or the
-spec's ``python=``), as each Kaggle episode loads the file afresh.  The file is loaded inside the
+spec's ``python=``), as each Kaggle episode loads the file afresh.  A submission archive
+(``submission.tar.gz``, ``main.py`` at its root) is unpacked once into a folder of its own (removed
+when this process ends) and its ``main.py`` is the file.  The file is loaded inside the
 first move and its time counts against that move, as on Kaggle.  Every move is called with the
 ConnectX observation of our position (``observe``: ``ecosystems.connectx.observation_of``,
 handed in by ``ecosystems.players``, which sits above this package) and a configuration of
@@ -28,9 +30,13 @@ from __future__ import annotations
 
 import json
 import math
+import shutil
 import sys
+import tarfile
+import tempfile
 import time
 from collections.abc import Callable
+from multiprocessing import util as mp_util
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +51,8 @@ CUTOFF_SLACK = 1.0  # seconds past actTimeout + overage before a move is cut off
 MAX_MOVES = 21  # an agent's moves in one game
 EPISODE_STEPS = 1000
 RUN_TIMEOUT = 1200
+ARCHIVES = (".tar.gz", ".tgz")  # a Kaggle submission archive, main.py at its root
+MAIN = "main.py"
 
 Observe = Callable[[Board, float], dict[str, Any]]
 
@@ -123,6 +131,7 @@ class ConnectXPlayer:
         self._observe = observe
         self._child: Child | None = None
         self._pending: AgentFault | None = None
+        self._file: str | None = None  # the file to load (an archive's main.py, once unpacked)
 
     def new_game(self) -> None:
         """A fresh process for the new game (the last one's ended).  A process that cannot be
@@ -131,7 +140,12 @@ class ConnectXPlayer:
         self.overage = self.game_overage
         self._pending = None
         try:
-            child = Child([self.python, "-u", str(WORKER), self.path],
+            agent_file = self._agent_file()
+        except AgentFault as fault:
+            self._pending = fault
+            return
+        try:
+            child = Child([self.python, "-u", str(WORKER), agent_file],
                           limits=connectx_limits(self.seconds))
         except OSError as exc:
             self._pending = AgentFault(FaultKind.CRASHED, f"could not start {self.python}:"
@@ -150,6 +164,31 @@ class ConnectXPlayer:
                 f"its worker did not start within {STARTUP_SECONDS:g} s" if line is None
                 else f"its worker said {line[:200]!r} instead of being ready")
             self.end_game()
+
+    def _agent_file(self) -> str:
+        """The file to load: the path, or the ``main.py`` of the archive it names, unpacked into
+        a folder of its own the first time (``AgentFault`` when it cannot be)."""
+        if self._file is None:
+            if not self.path.endswith(ARCHIVES):
+                self._file = self.path
+            else:
+                folder = tempfile.mkdtemp(prefix="connectx-")
+                # removed when this process ends (a batch worker too: multiprocessing's
+                # finalizers run there, atexit's do not)
+                mp_util.Finalize(self, shutil.rmtree, args=(folder,),
+                                 kwargs={"ignore_errors": True}, exitpriority=10)
+                try:
+                    with tarfile.open(self.path) as archive:
+                        archive.extractall(folder, filter="data")
+                except (OSError, tarfile.TarError) as exc:
+                    raise AgentFault(FaultKind.ERROR, f"the archive cannot be unpacked: {exc}"
+                                     " (Kaggle: ERROR)") from None
+                main = Path(folder) / MAIN
+                if not main.is_file():
+                    raise AgentFault(FaultKind.ERROR, f"the archive has no {MAIN} at its root"
+                                     " (Kaggle: ERROR)")
+                self._file = str(main)
+        return self._file
 
     def end_game(self) -> None:
         """End the game's process (and anything it started)."""

@@ -392,3 +392,23 @@ def test_an_agent_file_under_another_interpreter_sees_its_packages() -> None:
     record = game_against_random(ConnectXPlayer(str(AGENTS / "good.py"), seconds=0.3,
                                                 observe=observe, python=SYSTEM_PYTHON))
     assert record.reason in (FOUR, FULL)
+
+
+def test_a_submission_archive_plays_from_its_main_py(tmp_path: Path) -> None:
+    import tarfile
+
+    archive = tmp_path / "submission.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        tar.add(AGENTS / "good.py", arcname="main.py")
+        tar.add(AGENTS / "helper_columns.py", arcname="helper_columns.py")  # imported by main.py
+    spec = parse_spec(f"connectx:{archive}", seconds=0.3)
+    assert isinstance(spec, OutsideSpec)
+    player = ConnectXPlayer(spec.target, seconds=0.3, observe=observe)
+    for seed in (1, 2):
+        record = game_against_random(player, seed=seed)
+        assert record.reason in (FOUR, FULL) and record.moves[0].column == 3
+    empty = tmp_path / "empty.tar.gz"
+    with tarfile.open(empty, "w:gz") as tar:
+        tar.add(AGENTS / "helper_columns.py", arcname="helper_columns.py")
+    record = game_against_random(ConnectXPlayer(str(empty), seconds=0.3, observe=observe))
+    assert record.reason == FaultKind.ERROR.value and "no main.py" in record.detail
