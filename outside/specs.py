@@ -1,7 +1,8 @@
 """The specs of outside players, checked: ``connectx:PATH`` and ``program:COMMAND``.
 
-- ``connectx:PATH[:SECONDS][:python=INTERPRETER]``: a Kaggle ConnectX agent file
-  (``outside.connectx``); SECONDS is its ``actTimeout``; INTERPRETER the Python that runs it
+- ``connectx:PATH[:SECONDS][:python=INTERPRETER]``: a Kaggle ConnectX agent file, or a
+  submission archive (``submission.tar.gz``, ``main.py`` at its root) (``outside.connectx``);
+  SECONDS is its ``actTimeout``; INTERPRETER the Python that runs it
   (default: the ``python`` given to ``parse_outside_spec``, a front end's ``--python``, else
   ours), so that an agent's own packages need not be ours;
 - ``program:COMMAND[:SECONDS]``: a program speaking the line protocol (``outside.program``);
