@@ -249,15 +249,33 @@ def ours_series(summary: Summary) -> list[Series]:
     return result
 
 
+def game_lengths(summary: Summary, pairing: int) -> list[list[tuple[int, float]]]:
+    """The games of ``pairing`` as (discs at the end, points of its first-named player), in
+    two rows: the games that player started, then the games the other started."""
+    rows: list[list[tuple[int, float]]] = [[], []]
+    for outcome in summary.outcomes:
+        task, record = outcome.task, outcome.record
+        if task.pairing != pairing:
+            continue
+        side = 0 if task.first == task.a else 1  # the first-named player's colour
+        points = 0.5 if record.winner is None else 1.0 if record.winner == side else 0.0
+        rows[side].append((len(record.columns), points))
+    return rows
+
+
 def plot_results(summary: Summary, path: Path) -> None:
-    """Wins, draws and losses of each pairing, one bar per starter, from the first-named side."""
+    """Wins, draws and losses of each pairing, one bar per starter, from the first-named side,
+    and every game by its length beside them."""
     rows = []
-    for pairing in summary.pairings:
+    lengths: list[list[tuple[int, float]]] = []
+    for index, pairing in enumerate(summary.pairings):
         a, b = pairing.a, pairing.b
         rows.append((f"{a.player} vs {b.player}\n{a.player} starts", a.as_first))
         rows.append((f"{a.player} vs {b.player}\n{b.player} starts", a.as_second))
+        lengths += game_lengths(summary, index)
     plot_tallies(rows, path, f"Results of {len(summary.outcomes)} games"
-                             f" ({summary.plan.games} per pairing), for the first-named player")
+                             f" ({summary.plan.games} per pairing), for the first-named player",
+                 lengths)
 
 
 # --- all of it -----------------------------------------------------------------------------------
@@ -284,5 +302,5 @@ def write_report(summary: Summary, out_dir: Path, command: str | None = None) ->
     return written
 
 
-__all__ = ["markdown_report", "ours_series", "plot_results", "print_report", "text_report",
+__all__ = ["game_lengths", "markdown_report", "ours_series", "plot_results", "print_report", "text_report",
            "write_report"]

@@ -10,7 +10,7 @@ import pytest
 
 from arena.figures import search_depth_by_ply
 from arena.match import FOUR, PlayedGame
-from arena.report import print_report, text_report
+from arena.report import game_lengths, print_report, text_report
 from arena.results import OVERRUN_TOLERANCE, Summary, summarize
 from arena.tournament import TournamentGame, make_plan, plan_tasks
 from engine import ProvenScore, SearchScore
@@ -164,3 +164,15 @@ def test_legends_cover_no_data_and_depths_tick_on_whole_plies(
         assert len(legend.get_texts()) in (3, 4)
     depth_axes = saved[1].axes[0]
     assert all(float(t).is_integer() for t in depth_axes.get_yticks())
+
+
+def test_game_lengths_split_by_starter_from_the_first_named_players_side() -> None:
+    summary, _ = _summary()
+    started, answered = game_lengths(summary, 0)
+    # Ours won both: seven discs when it started, eight when random did.
+    assert started == [(7, 1.0)] and answered == [(8, 1.0)]
+    by_proven = search_depth_by_ply([m for o in summary.outcomes for m in o.record.moves],
+                                    proven=False)
+    assert by_proven == {3: [8], 5: [10], 4: [8], 6: [10]}  # estimates: no proven search move
+    assert search_depth_by_ply([m for o in summary.outcomes for m in o.record.moves],
+                               proven=True) == {}
