@@ -86,7 +86,8 @@ SERVER_RESULTS = {"won": "won", "draw": "draw", "lost": "lost", "illegal": "lost
 def _from_server(game: StoredGame) -> GameSummary:
     started = dt.datetime.fromtimestamp(game.started, dt.UTC).isoformat(timespec="milliseconds")
     players = "+".join(mask_secret(name) for name in game.player.split("+"))
-    return GameSummary(SERVER, game.id, started, LOCAL_SERVER, "server", players, "bot",
+    opponent = game.bot or "bot"  # a serve --bot SPEC game names its bot's spec
+    return GameSummary(SERVER, game.id, started, LOCAL_SERVER, "server", players, opponent,
                        SERVER_RESULTS.get(game.outcome, "lost"), game.note or game.outcome,
                        "".join(str(int(c) + 1) for c in game.moves),
                        1 if game.first == "student" else 2)

@@ -103,6 +103,11 @@ def test_a_skeleton_client_plays_a_program_bot_over_http(tmp_path: Path) -> None
     assert all(game["bot"] and game["bot"].startswith("program:") for game in games)
     for line, game in zip(lines, games, strict=True):
         assert line.split()[3] == game["moves"]  # the client's moves are the stored ones
+    # the analysis board lists the server's games with their bot as the opponent
+    from analysisboard.games import GameFiles
+
+    listed = GameFiles(tmp_path / "no-record.sqlite3", db).listing("server")
+    assert len(listed) == 3 and all(game.opponent.startswith("program:") for game in listed)
 
 
 def test_a_bot_that_crashes_loses_its_game_to_the_student(tmp_path: Path) -> None:
