@@ -110,9 +110,9 @@ def test_verdicts_agree_with_pons_scores(url: str, name: str, count: int) -> Non
             assert column["source"] in ("book", "solver") and column["estimate"] is None
             if column["score"] is not None:
                 # The API's words are the one renderer's, of Pons' score on the one scale.
-                proven = pons_result(column["score"], board.moves)
-                assert column["words"] == proven.words() and column["short"] == proven.short()
-                assert column["moves_to_end"] == proven.moves
+                said = pons_result(column["score"], board.moves)
+                assert column["words"] == said.words() and column["short"] == said.short()
+                assert column["moves_to_end"] == said.moves
 
 
 def test_the_words_say_the_side_to_moves_moves(url: str) -> None:
