@@ -31,3 +31,10 @@ def render_grid(grid: Grid, we_started: bool) -> str:
 def our_side(we_started: bool) -> str:
     """Which side we are, as every command says it: ``"we are X (first)"``."""
     return f"we are {side_words(we_started)}"
+
+
+def server_says(message: str) -> str:
+    """A message of the server, quoted as it came; its columns are 0-6 (the protocol's), so a
+    message with a number says so beside the log's 1-7."""
+    counted = any(c.isdigit() for c in message)
+    return f"server: {message}" + (" [the server counts columns 0-6]" if counted else "")

@@ -28,7 +28,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Protocol
 
 from board import Board
-from client.display import format_move, our_side, render_grid
+from client.display import format_move, our_side, render_grid, server_says
 from client.mirror import Mirror, resume_problem
 from client.outcome import GameOutcome
 from client.records import ONLINE, RecordedGame, Records
@@ -135,7 +135,7 @@ class OnlineGame:
                else "the bot starts")
         who += f"; {our_side(mirror.we_started)}; columns 1-7 as in move strings"
         name = f"{self.title} (record #{game_id})" if self.title else f"game #{game_id}"
-        self.out(f"{name}: {who}" + (f" (server: {reply.msg})" if reply.msg else ""))
+        self.out(f"{name}: {who}" + (f" ({server_says(reply.msg)})" if reply.msg else ""))
         self.out(render_grid(mirror.grid(), mirror.we_started))
         return self._play(game_id, mirror, received, resumed=False)
 
@@ -211,7 +211,7 @@ class OnlineGame:
                     self.out("the server's board:\n" + render_grid(reply.state, mirror.we_started))
                 raise
             state = reply.state if reply.state is not None else mirror.grid()
-            remarks = [f"server: {reply.msg}"] if reply.msg else []
+            remarks = [server_says(reply.msg)] if reply.msg else []
             remarks += [f"note: {applied.note}"] if applied.note else []
             self.records.replied(game_id, ply, took, applied.bot, state, applied.result,
                                  "; ".join(remarks) or None)

@@ -7,7 +7,7 @@ import copy
 import pytest
 
 from board import Board
-from client.display import render_grid
+from client.display import render_grid, server_says
 from client.game import move_budget
 from client.mirror import Applied, Mirror
 from course.errors import Desync, ImpossibleMove, LostOnServer, MalformedReply, ServerRefused, WrongApiKey
@@ -278,3 +278,9 @@ def test_the_scoring_rule_checks_the_full_board_before_the_win():
     assert last_move_result(board) == DRAW  # the course environment's quirk
     assert last_move_result(board, full_board_win_is_draw=False) == WIN
     assert last_move_result(Board.from_moves(LAST_CELL_WINS[:-1], one_based=False)) == RESULT_RUNNING
+
+
+def test_a_server_message_with_a_column_says_the_server_counts_0_to_6():
+    assert server_says("You won!") == "server: You won!"
+    assert server_says("The bot played column 3.") == (
+        "server: The bot played column 3. [the server counts columns 0-6]")
