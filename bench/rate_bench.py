@@ -2,7 +2,7 @@
 compared: do they agree within their intervals?
 
     python bench/rate_bench.py [--player connectx:tests/data/outside/connectx/good.py]
-        [--time 0.1] [--games 200] [--width 100] [--seeds 1,2] [--workers 2] [--cluster]
+        [--time 0.1] [--games 400] [--width 100] [--seeds 1,2] [--workers 2] [--cluster]
         [--ladder PATH] [--json FILE]
 
 For each seed, runs ``python agent.py rate PLAYER --time T --games N --width W --seed S
@@ -72,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--player", default=DEFAULT_PLAYER)
     parser.add_argument("--time", type=float, default=0.1)
-    parser.add_argument("--games", type=int, default=200)
+    parser.add_argument("--games", type=int, default=400)
     parser.add_argument("--width", type=float, default=100.0)
     parser.add_argument("--seeds", default="1,2")
     parser.add_argument("--workers", type=int, default=2)

@@ -181,7 +181,7 @@ def report_command(options: ReportOptions, context: Context) -> int:
 
 # --- rate -----------------------------------------------------------------------------------------
 
-DEFAULT_RATE_GAMES, DEFAULT_WIDTH = 200, 100.0  # as reporting.rate's (not imported: parsing only)
+DEFAULT_RATE_GAMES, DEFAULT_WIDTH = 400, 100.0  # as reporting.rate's (not imported: parsing only)
 
 
 @dataclass(frozen=True)

@@ -46,7 +46,7 @@ from terminal import progress
 
 GAMES = "games.jsonl"
 CHECKS = "checks.jsonl"
-DEFAULT_GAMES = 200  # enough for an interval about 100 points wide in the ladder's middle
+DEFAULT_GAMES = 400  # a cap: the 95 % interval is 100 points wide after about 220 games
 DEFAULT_WIDTH = 100.0  # points: a narrower 95 % interval stops the run sooner
 # Each rung's pair of games in a round opens with the same random moves, once with each
 # colour: as the ladder's own games were played (``arena.ladder``), and so that two
