@@ -316,7 +316,8 @@ def write_rated(rated: Rated, out: Path) -> list[Path]:
               f" 0, each with its 95 % interval) and `{rated.label}` among them: its rating"
               " fitted by maximum likelihood from its games above, the rungs' ratings held fixed"
               f" (a Bradley-Terry model on the Elo scale with draws and a first-mover term,"
-              f" `rating.fit`). Repeat: `{rated.command}`.*", ""]
+              f" `rating.fit`). Its interval takes the ladder as given: the rungs' own"
+              f" intervals are not added to it. Repeat: `{rated.command}`.*", ""]
 
     lines += ["## Results per opponent", "",
               "| rung | rating | games | as X, first (W-D-L) | as O, second (W-D-L) | score |"
