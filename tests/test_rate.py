@@ -171,7 +171,8 @@ def test_ctrl_c_keeps_every_finished_game_and_the_same_command_goes_on(
     kept = lines(games)  # every line whole
     numbers = [g["game"] for g in kept[1:]]
     assert f"{len(numbers)} game(s) kept in {games}" in err
-    assert 3 <= len(numbers) < 60 and sorted(numbers) == list(range(1, len(numbers) + 1))
+    # Numbered as handed out: a game sent but not yet started when Ctrl-C came is not played.
+    assert 3 <= len(numbers) < 60 and len(set(numbers)) == len(numbers)
     # The same command, asked for 4 games more, keeps those and plays 4.
     more = [*command[:command.index("--games") + 1], str(len(numbers) + 4),
             *command[command.index("--games") + 2:]]
@@ -180,7 +181,8 @@ def test_ctrl_c_keeps_every_finished_game_and_the_same_command_goes_on(
     assert f"resuming: {len(numbers)} game(s) already played" in capsys.readouterr().err
     after = lines(games)
     assert after[:len(kept)] == kept
-    assert sorted(g["game"] for g in after[1:]) == list(range(1, len(numbers) + 5))
+    again = [g["game"] for g in after[1:]]
+    assert len(again) == len(set(again)) == len(numbers) + 4 and min(again[-4:]) > max(numbers)
 
 
 def test_an_outside_agent_that_raises_loses_by_faults_counted_by_kind(tmp_path: Path) -> None:
