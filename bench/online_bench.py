@@ -38,12 +38,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from commandline import seconds as seconds_type  # noqa: E402
-from client.online import run_online  # noqa: E402
 from client.game import move_budget  # noqa: E402
 from client.http import HttpCourseServer  # noqa: E402
+from client.online import run_online  # noqa: E402
 from client.outcome import GameOutcome  # noqa: E402
 from client.records import Records  # noqa: E402
+from commandline import seconds as seconds_type  # noqa: E402
 from course.protocol import (  # noqa: E402
     SERVER_MOVE_LIMIT,
     MoveReply,

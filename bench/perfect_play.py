@@ -48,10 +48,10 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from agent import seconds as seconds_type  # noqa: E402
 from board import Board  # noqa: E402
 from board.board import disc_range, disc_range_problem  # noqa: E402
 from board.tactics import winning_moves  # noqa: E402
+from commandline import seconds as seconds_type  # noqa: E402
 from engine import Engine  # noqa: E402
 from settings import load_settings, revised  # noqa: E402
 from solver import Solver  # noqa: E402
