@@ -16,7 +16,7 @@ import datetime as dt
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -115,6 +115,30 @@ def _from_rated(line: dict[str, Any], run: str) -> GameSummary | None:
                        "".join(str(c + 1) for c in columns), side + 1)
 
 
+SAME_GAME_SECONDS = 60.0  # a record's game and a server's with the same moves, started this close
+
+
+def _once(recorded: list[GameSummary], served: list[GameSummary]) -> list[GameSummary]:
+    """The record's games and the server's, a game in both listed once (as the record's, its
+    detail naming the server's game)."""
+    by_moves: dict[str, list[int]] = {}
+    for index, game in enumerate(recorded):
+        by_moves.setdefault(game.moves, []).append(index)
+    games = list(recorded)
+    kept = []
+    for game in served:
+        started = dt.datetime.fromisoformat(game.started).timestamp()
+        twin = next((i for i in by_moves.get(game.moves, ())
+                     if abs(dt.datetime.fromisoformat(recorded[i].started).timestamp() - started)
+                     <= SAME_GAME_SECONDS), None)
+        if twin is None:
+            kept.append(game)
+        else:
+            games[twin] = replace(games[twin], detail=f"{games[twin].detail} (game {game.id} of"
+                                                      f" the {LOCAL_SERVER} too)")
+    return games + kept
+
+
 @dataclass(frozen=True)
 class GameFiles:
     """Where the games are: the client's record (``record``), and a local server's database
@@ -170,7 +194,11 @@ class GameFiles:
             store.close()
 
     def listing(self, source: str | None = None) -> list[GameSummary]:
-        """Every game of ``source`` (None: all sources), newest first."""
+        """Every game of ``source`` (None: all sources), newest first.
+
+        A game our client played on the local server is in both the record and the server's
+        database: listed together, it is listed once, as the record's game.
+        """
         games: list[GameSummary] = []
         if source in (None, RECORD):
             with self._records() as records:
@@ -179,7 +207,8 @@ class GameFiles:
         if source in (None, SERVER):
             with self._store() as store:
                 if store is not None:
-                    games += [_from_server(game) for game in store.games()]
+                    served = [_from_server(game) for game in store.games()]
+                    games = _once(games, served) if source is None else served
         if source in (None, RATED):
             games += self._rated_games()
         games.sort(key=lambda g: g.started, reverse=True)
