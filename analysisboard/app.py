@@ -9,7 +9,10 @@ elsewhere.  The API (docs/board.md has every field):
   game rules of its own);
 - ``GET /api/analyze?moves=&seconds=&parts=&exact=&page=``: a position's verdicts, search view
   and evaluations (``verdicts``);
-- ``GET /api/move?moves=&mode=&seconds=&page=``: the agent's move in a game on the page (``play``);
+- ``GET /api/move?moves=&mode=&seconds=&page=``: the agent's move in a game on the page (``play``),
+  or with ``player=`` instead of ``mode=``, the move of a player of ``--players`` (``opponents``);
+- ``GET /api/players``: the players of ``--players`` the page may pick (by name);
+- ``GET /api/end?page=``: the page's game against a listed player is over (its player ended);
 - ``GET /api/state?state=``: the move string of a course server ``state`` grid;
 - ``GET /api/games?source=&server=&result=&since=&until=``: the games the review can open
   (``MAX_LISTED`` at most, newest first; ``total`` counts all that match);
@@ -19,7 +22,8 @@ elsewhere.  The API (docs/board.md has every field):
 
 Every answer to a request a browser can send is 2xx or 4xx: a bad parameter is 400 with one
 sentence (``{"error": ...}``), work cancelled by a newer request from the same page is 409,
-and a board whose analysts all stay busy answers 429.
+and a board whose analysts all stay busy (or whose games against listed players are all in a
+move) answers 429.
 """
 
 from __future__ import annotations
@@ -39,6 +43,7 @@ from analysisboard import params
 from analysisboard.analysts import Analysts, Busy, Cancelled
 from analysisboard.diagram import FORMATS, draw
 from analysisboard.games import MAX_LISTED, RESULTS, SOURCES, GameFiles, date, filtered
+from analysisboard.opponents import Matches, TooManyGames
 from analysisboard.play import agent_move
 from analysisboard.review import review_game
 from analysisboard.verdicts import PARTS, position_view
@@ -76,8 +81,10 @@ class _Columns:
             return self._kept.get(moves)
 
 
-def create_app(analysts: Analysts, games: GameFiles) -> FastAPI:
-    """The board's app over ``analysts`` (the engines) and ``games`` (what the review opens)."""
+def create_app(analysts: Analysts, games: GameFiles, matches: Matches | None = None) -> FastAPI:
+    """The board's app over ``analysts`` (the engines), ``games`` (what the review opens) and
+    ``matches`` (the players of ``--players`` and the games against them; None: none listed)."""
+    matches = matches or Matches(agent=analysts.settings.agent, solver=analysts.settings.solver)
     app = FastAPI(title="Connect Four analysis board", docs_url=None, redoc_url=None,
                   openapi_url=None)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
@@ -94,6 +101,9 @@ def create_app(analysts: Analysts, games: GameFiles) -> FastAPI:
             return _error(409, "cancelled: a newer request from the same page replaced it.")
         except Busy:
             return _error(429, "every analyst of the board is busy; try again in a moment.")
+        except TooManyGames:
+            return _error(429, "every game the board keeps against a listed player is in a move;"
+                               " try again in a moment.")
 
     @app.get("/", include_in_schema=False)
     def page() -> FileResponse:
@@ -127,13 +137,36 @@ def create_app(analysts: Analysts, games: GameFiles) -> FastAPI:
 
     @app.get("/api/move")
     def move(moves: str | None = None, mode: str | None = None, seconds: str | None = None,
-             page: str | None = None) -> Response:
+             page: str | None = None, player: str | None = None) -> Response:
         def work() -> dict[str, Any]:
             text, board = params.position(moves)
-            chosen = Mode(params.choice(mode, "mode", params.MODES, Mode.COURSE))
             budget = params.seconds(seconds)
-            with analysts.working(params.page(page), text, "move") as analyst:
+            page_id = params.page(page)
+            if player is not None:
+                if mode:
+                    raise params.BadRequest("give mode (our engine) or player (one of the"
+                                            " board's --players), not both.")
+                if page_id is None:
+                    raise params.BadRequest("page is missing: a game against a listed player is"
+                                            " kept for the page that plays it.")
+                return matches.move(page_id, player, text, board, budget)
+            chosen = Mode(params.choice(mode, "mode", params.MODES, Mode.COURSE))
+            with analysts.working(page_id, text, "move") as analyst:
                 return agent_move(analyst, board, chosen, budget)
+
+        return answer(work)
+
+    @app.get("/api/players")
+    def players() -> Response:
+        return answer(matches.listing)
+
+    @app.get("/api/end")
+    def end(page: str | None = None) -> Response:
+        def work() -> dict[str, Any]:
+            page_id = params.page(page)
+            if page_id is None:
+                raise params.BadRequest("page is missing: it names the game to end.")
+            return {"ended": matches.end(page_id)}
 
         return answer(work)
 

@@ -48,6 +48,11 @@ class BoardOptions:
     rated: str | None = option("--rated", metavar="DIR",
                                help="the folder of an `agent.py rate` run whose games the review"
                                     " lists too (its report's links open them)")
+    players: str | None = option("--players", metavar="SPEC[,SPEC...]",
+                                 help="players the page may also play against, beside our"
+                                      " engine: any player specs (program:\"CMD\","
+                                      " connectx:PATH, bot:2, kaggle:negamax...); only these,"
+                                      " picked by name on the page")
     no_open: bool = flag("--no-open", help="do not open a browser")
 
 
@@ -115,11 +120,13 @@ def board_command(options: BoardOptions, context: Context) -> int:
     import uvicorn
 
     from analysisboard.app import create_app
+    from analysisboard.opponents import Matches, listed_players
     from localserver.background import bind_socket
     from localserver.slow_requests import guarded_protocol
 
     settings = context.settings
     chosen, games = board_settings(options, settings, context.config)
+    listed = listed_players(options.players)
     try:
         sock = bind_socket(chosen.host, chosen.port)
     except OSError as exc:
@@ -135,13 +142,19 @@ def board_command(options: BoardOptions, context: Context) -> int:
         [f"the local server's {games.server}"] if games.server is not None else []) + (
         [f"the rate run {games.rated}"] if games.rated is not None else [])
     print(f"  games to review: {' and '.join(reviewed)}")
+    if listed:
+        print(f"  players to play beside our engine: {', '.join(p.name for p in listed)}")
     sys.stdout.flush()
     if not options.no_open and has_display():
         threading.Timer(0.5, webbrowser.open, args=(url,)).start()
-    config = uvicorn.Config(create_app(analysts, games), log_level="warning", lifespan="off",
-                            http=guarded_protocol())
-    with contextlib.suppress(KeyboardInterrupt):
-        uvicorn.Server(config).run(sockets=[sock])
+    matches = Matches(listed, agent=settings.agent, solver=settings.solver)
+    config = uvicorn.Config(create_app(analysts, games, matches), log_level="warning",
+                            lifespan="off", http=guarded_protocol())
+    try:
+        with contextlib.suppress(KeyboardInterrupt):
+            uvicorn.Server(config).run(sockets=[sock])
+    finally:  # the games' outside agents end with the board
+        matches.close()
     print("analysis board stopped")
     return 0
 

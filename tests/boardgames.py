@@ -17,6 +17,7 @@ from pathlib import Path
 from analysisboard.analysts import Analysts
 from analysisboard.app import create_app
 from analysisboard.games import GameFiles
+from analysisboard.opponents import Matches
 from board import Board
 from client.records import Records
 from course.grid import course_grid
@@ -27,16 +28,19 @@ from solver.book import load_book
 
 @contextmanager
 def running_board(record: Path, server_db: Path | None = None, *,
-                  analysts: int = 2) -> Iterator[str]:
-    """The board's URL (ending in ``/``) while it serves."""
+                  analysts: int = 2, matches: Matches | None = None) -> Iterator[str]:
+    """The board's URL (ending in ``/``) while it serves (``matches``: the players of its
+    ``--players`` and the games against them, ended when it stops)."""
     pool = Analysts(Settings(), analysts)
     sock = bind_socket("127.0.0.1", 0)
-    served = serve_in_thread(create_app(pool, GameFiles(record, server_db)), sock, 10.0,
+    served = serve_in_thread(create_app(pool, GameFiles(record, server_db), matches), sock, 10.0,
                              "the analysis board")
     try:
         yield f"http://127.0.0.1:{sock.getsockname()[1]}/"
     finally:
         served.stop()
+        if matches is not None:
+            matches.close()
 
 
 def _result(board: Board, we_first: bool) -> float:

@@ -2,7 +2,9 @@
 //
 // The page has no game rules of its own: the board after a move string, the legal columns and
 // the end of the game come from /api/position; verdicts, the search's view and the evaluations
-// from /api/analyze; the agent's moves from /api/move; reviews from /api/review.  Every request
+// from /api/analyze; the agent's moves from /api/move (our engine in a mode, or one of the
+// players the board was started with, /api/players, picked by name: the page can name no
+// other); reviews from /api/review.  Every request
 // carries this page's id, so the server cancels the work of a position the page has left.
 // Input (clicks, keys, undo, redo) goes through one queue: each move is played on the position
 // the one before it left, however fast they come.
@@ -25,7 +27,7 @@
     position: null,
     view: "analyse",
     generation: 0,
-    game: null,      // a game against the agent: {mode, seconds, human, over, thinking, busy, moves}
+    game: null,      // a game against the agent: {mode or player, who, seconds, human, over, thinking, busy, moves}
     review: null,    // an opened review: {data, ply, source, id}
   };
   const controllers = {};
@@ -134,8 +136,11 @@
     const position = state.position;
     if (!position) return;
     let text;
+    const forfeit = state.view === "play" && state.game && state.game.forfeit;
     if (position.over) {
       text = position.winner ? `Game over: ${PLAYER_NAMES[position.winner]} won` : "Game over: a draw";
+    } else if (forfeit) {
+      text = `Game over: ${PLAYER_NAMES[state.game.human]} won, ${forfeit}`;
     } else {
       text = `${PLAYER_NAMES[position.to_move]} to move`;
     }
@@ -363,22 +368,55 @@
     return state.view === "play" && state.game !== null && !state.game.over;
   }
 
-  function logLine(text) {
+  function logLine(text, kind) {
     const item = document.createElement("li");
     item.textContent = text;
+    if (kind) item.className = kind;
     $("play-log").appendChild(item);
     item.scrollIntoView({ block: "nearest" });
   }
 
+  async function loadPlayers() {
+    // The players of the board's --players, after our engine's two modes.
+    let listing;
+    try {
+      listing = await api("/api/players", {}, "players");
+    } catch (error) {
+      if (!quiet(error)) showError(error.message);
+      return;
+    }
+    if (!listing.players.length) return;
+    const group = document.createElement("optgroup");
+    group.label = "players the board was started with (--players)";
+    for (const player of listing.players) {
+      const option = document.createElement("option");
+      option.value = player.name;
+      option.dataset.listed = "1";
+      const own = player.seconds === null ? "" : `, its own ${player.seconds} s a move`;
+      option.textContent = `${player.name} (${player.kind}${own})`;
+      group.appendChild(option);
+    }
+    $("play-mode").appendChild(group);
+  }
+
+  function endListedGame(game) {
+    // The server keeps a listed player (its process) for the game: tell it the game is over.
+    if (game && game.player) api("/api/end", {}, null).catch(() => {});
+  }
+
   async function startGame(event) {
     if (event) event.preventDefault();
+    if (state.game && !state.game.over) endListedGame(state.game);
     const human = $("play-first").value === "me" ? 1 : 2;
-    state.game = { mode: $("play-mode").value, seconds: $("play-seconds").value, human,
+    const picked = $("play-mode").selectedOptions[0];
+    const listed = picked.dataset.listed === "1";
+    state.game = { mode: listed ? null : picked.value, player: listed ? picked.value : null,
+      who: listed ? picked.value : "the agent", seconds: $("play-seconds").value, human,
       over: false, thinking: false, busy: false, moves: "" };
     delete document.body.dataset.gameOver;
     $("play-log").replaceChildren();
     $("play-review").disabled = true;
-    logLine(`You are ${PLAYER_NAMES[human]}, the agent ${PLAYER_NAMES[3 - human]}.`);
+    logLine(`You are ${PLAYER_NAMES[human]}, ${state.game.who} ${PLAYER_NAMES[3 - human]}.`);
     await setMoves("");
     if (human === 2) await agentMove();
     else $("play-status").textContent = "Your move: click a column or press 1-7.";
@@ -399,13 +437,24 @@
     const game = state.game;
     game.thinking = true;
     document.body.dataset.thinking = "1";
-    $("play-status").textContent = `The agent is thinking (${game.mode} mode, ${game.seconds} s)…`;
+    $("play-status").textContent = game.player
+      ? `${game.player} is thinking (${game.seconds} s unless its spec says)…`
+      : `The agent is thinking (${game.mode} mode, ${game.seconds} s)…`;
     try {
-      const move = await api("/api/move", { moves: state.moves, mode: game.mode, seconds: game.seconds }, "move");
+      const who = game.player ? { player: game.player } : { mode: game.mode };
+      const move = await api("/api/move", { moves: state.moves, ...who, seconds: game.seconds }, "move");
       if (state.game !== game || state.view !== "play") return;
-      const how = move.source === "search" ? `depth ${move.depth}` : `${move.source}`;
+      if (move.fault) {
+        // The player's fault (late, illegal, crashed...) ends the game: the person won.
+        logLine(move.words, "fault");
+        game.forfeit = move.words;
+        endGame("You won: " + move.words + ".");
+        return;
+      }
+      const how = game.player ? move.words
+        : `${move.source === "search" ? `depth ${move.depth}` : move.source}, ${move.seconds} s, ${move.words}`;
       await setMoves(state.moves + String(move.column + 1));
-      logLine(`Agent: column ${move.column + 1} (${how}, ${move.seconds} s, ${move.words})`);
+      logLine(`Agent: column ${move.column + 1} (${how})`);
       game.moves = state.moves;
       if (!checkGameOver()) $("play-status").textContent = "Your move: click a column or press 1-7.";
     } catch (error) {
@@ -419,14 +468,22 @@
   function checkGameOver() {
     const position = state.position;
     if (!position.over) return false;
-    state.game.over = true;
     let text = "A draw.";
-    if (position.winner) text = position.winner === state.game.human ? "You won!" : "The agent won.";
+    if (position.winner) {
+      text = position.winner === state.game.human ? "You won!"
+        : state.game.player ? `${state.game.player} won.` : "The agent won.";
+    }
+    endGame(text);
+    return true;
+  }
+
+  function endGame(text) {
+    state.game.over = true;
+    endListedGame(state.game);
     $("play-status").textContent = `Game over: ${text} Review it to see every move judged.`;
     document.body.dataset.gameOver = text;
     $("play-review").disabled = false;
     drawStatus();
-    return true;
   }
 
   // --- reviewing games -----------------------------------------------------------------------
@@ -674,6 +731,13 @@
       $(`tab-${view}`).addEventListener("click", () => switchView(view));
     }
     $("play-form").addEventListener("submit", startGame);
+    // A page closed in a game: its listed player need not wait for the idle timeout.
+    window.addEventListener("pagehide", () => {
+      if (state.game && state.game.player && !state.game.over) {
+        fetch(`/api/end?${new URLSearchParams({ page: PAGE })}`, { keepalive: true }).catch(() => {});
+      }
+    });
+    loadPlayers();
     $("play-review").addEventListener("click", () => {
       openReview({ moves: state.moves, side: state.game.human });
     });
