@@ -3,14 +3,16 @@ Debian's chromedriver (no browser is downloaded).
 
 The page is loaded from the real board server on 127.0.0.1 and used as a person would: columns
 clicked and keys pressed, the verdict row read after each move, a whole game played against
-the agent, a recorded game opened in the review and stepped to its first losing move, a
-diagram saved.  Skipped, with the reason, where chromium or chromedriver is not installed
+the agent, a move against a program the board was started with (``--players``) and a
+misbehaving one's fault, a recorded game opened in the review and stepped to its first losing
+move, a diagram saved.  Skipped, with the reason, where chromium or chromedriver is not installed
 (CI installs both: ``apt-get install chromium chromium-driver``).
 """
 
 from __future__ import annotations
 
 import random
+import sys
 import time
 from collections.abc import Callable, Iterator
 from functools import partial
@@ -20,6 +22,7 @@ from typing import Any
 import pytest
 import requests
 
+from analysisboard.opponents import Matches, listed_players
 from client.records import Records
 from tests.boardgames import blundering_game, record_online_game, running_board
 
@@ -30,6 +33,9 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-
          "--window-size=1366,768"]
 BLUNDER_PLY = 5
 WAIT = 60.0
+ENGINE = Path(__file__).resolve().parent / "data" / "outside" / "engine.py"
+PROGRAM = f'program:"{sys.executable} {ENGINE}"'
+ILLEGAL = f'program:"{sys.executable} {ENGINE} --misbehave illegal"'
 
 pytestmark = pytest.mark.skipif(
     not (CHROMIUM.exists() and CHROMEDRIVER.exists()),
@@ -42,6 +48,7 @@ if CHROMIUM.exists() and CHROMEDRIVER.exists():
     from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.by import By
     from selenium.webdriver.remote.webdriver import WebDriver
+    from selenium.webdriver.support.select import Select
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +58,8 @@ def board(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     columns = blundering_game(BLUNDER_PLY, seed=11)
     with Records(record) as records:
         game_id = record_online_game(records, columns, we_first=True)
-    with running_board(record) as url:
+    matches = Matches(listed_players(f"{PROGRAM},{ILLEGAL}"))
+    with running_board(record, matches=matches) as url:
         yield {"url": url, "game_id": game_id, "columns": columns, "folder": folder}
 
 
@@ -228,6 +236,50 @@ def test_a_whole_game_against_the_agent(browser: WebDriver, board: dict[str, Any
     summary = wait_for(lambda: browser.find_element(By.ID, "review-summary").text
                        if body_data(browser, "review") == "done" else "", "the review")
     assert "moves kept the outcome" in summary
+
+
+def start_against(driver: WebDriver, url: str, player: str) -> None:
+    """A game on the page against a player of the board's list, the person first."""
+    open_page(driver, url, "")
+    driver.find_element(By.ID, "tab-play").click()
+    picker = Select(driver.find_element(By.ID, "play-mode"))
+    wait_for(lambda: player in [o.get_attribute("value") for o in picker.options],
+             "the listed players")
+    picker.select_by_value(player)
+    driver.find_element(By.ID, "play-start").click()
+    wait_for(lambda: "Your move" in driver.find_element(By.ID, "play-status").text, "our turn")
+
+
+def agent_lines(driver: WebDriver) -> list[str]:
+    return [item.text for item in driver.find_elements(By.CSS_SELECTOR, "#play-log li")]
+
+
+def test_a_move_against_a_listed_program(browser: WebDriver, board: dict[str, Any]) -> None:
+    start_against(browser, board["url"], PROGRAM)
+    assert agent_lines(browser)[0] == f"You are X (first, ✕), {PROGRAM} O (second, ◯)."
+    press(browser, "4")
+    wait_for(partial(more_discs, browser, 1), "the program's answer")
+    line = wait_for(lambda: [text for text in agent_lines(browser)
+                             if text.startswith("Agent: column")], "the program's move")[0]
+    # The tiny engine has nothing to win or block yet: it plays the centre, column 4.
+    assert line.startswith(f"Agent: column 4 ({PROGRAM}, ")
+    wait_for(lambda: "Your move" in browser.find_element(By.ID, "play-status").text, "our turn")
+    assert body_data(browser, "gameOver") is None
+
+
+def test_a_misbehaving_program_loses_on_the_page(browser: WebDriver,
+                                                 board: dict[str, Any]) -> None:
+    start_against(browser, board["url"], ILLEGAL)
+    press(browser, "4")
+    wait_for(lambda: "Your move" in browser.find_element(By.ID, "play-status").text
+             and more_discs(browser, 1), "its first move")
+    press(browser, "3")  # its second move is 9, out of range: its loss
+    result = wait_for(lambda: body_data(browser, "gameOver"), "the end of the game")
+    words = f"{ILLEGAL} lost: illegal (answered 9: out of range 1-7)"
+    assert result == f"You won: {words}."
+    assert agent_lines(browser)[-1] == words
+    assert browser.find_element(By.ID, "status").text.startswith("Game over: X (first, ✕) won")
+    assert not browser.find_element(By.ID, "error").is_displayed()  # no server error
 
 
 def test_the_review_steps_to_the_first_losing_move(browser: WebDriver,
