@@ -70,11 +70,23 @@ def test_board_refuses_a_missing_database_and_a_busy_port(capsys: pytest.Capture
     assert code == 2 and f"cannot listen on 127.0.0.1:{port}" in err
 
 
+@pytest.mark.parametrize(("players", "message"), [
+    ("bot:2,nonsense", "--players: unknown player 'nonsense'"),
+    ('program:"/nonexistent/engine --fast"', "/nonexistent/engine is not a file"),
+    ("human", "--players: human is the person at the page"),
+])
+def test_board_refuses_a_bad_player_list_before_it_starts(capsys: pytest.CaptureFixture[str],
+                                                           players: str, message: str) -> None:
+    code, out, err = run_agent(capsys, "board", "--no-open", "--port", "0", "--players", players)
+    assert code == 2 and out == ""
+    assert err.startswith("error: ") and message in err and err.count("\n") == 1
+
+
 def test_board_serves_the_page_until_ctrl_c(tmp_path: Path) -> None:
     config = tmp_path / "config.toml"
     config.write_text('[record]\npath = "mine.sqlite3"\n[board]\nanalysts = 1\n')
     command = [sys.executable, str(REPO / "agent.py"), "board", "--config", str(config),
-               "--port", "0", "--no-open"]
+               "--port", "0", "--no-open", "--players", "bot:2"]
     env = {**os.environ, "PYTHONUNBUFFERED": "1", "DISPLAY": ""}
     process = subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True, preexec_fn=default_ctrl_c,
@@ -82,10 +94,16 @@ def test_board_serves_the_page_until_ctrl_c(tmp_path: Path) -> None:
     try:
         assert process.stdout is not None
         output = _lines(process.stdout)
-        banner = [output.get(timeout=180) for _ in range(2)]
+        banner = [output.get(timeout=180) for _ in range(3)]
         assert banner[0].startswith("analysis board on http://127.0.0.1:"), banner
         url = banner[0].split()[3]
         assert banner[1].strip() == f"games to review: the record {tmp_path / 'mine.sqlite3'}"
+        assert banner[2].strip() == "players to play beside our engine: bot:2"
+        listed = requests.get(url + "api/players", timeout=30).json()
+        assert listed == {"players": [{"name": "bot:2", "kind": "bot", "seconds": None}]}
+        answer = requests.get(url + "api/move", params={"moves": "44", "player": "bot:2",
+                                                        "page": "cli"}, timeout=30).json()
+        assert answer["column"] in range(7) and answer["fault"] is None
         page = requests.get(url, timeout=30)
         assert page.status_code == 200 and "Connect Four analysis board" in page.text
         position = requests.get(url + "api/position", params={"moves": "44"}, timeout=30).json()
