@@ -187,20 +187,21 @@ class Matches:
         player not listed, ``TooManyGames`` when no game can be kept for it now."""
         listed = self.find(name)
         stale: list[_Game] = []
-        with self._lock:
-            game = self._games.get(page)
-            if game is None or not game.continues(listed, seconds, moves):
-                if game is not None:
-                    stale.append(game)
-                    del self._games[page]
-                if len(self._games) >= self.max_games:
-                    stale.append(self._make_room())
-                game = _Game(listed, seconds)
-                self._games[page] = game
-            game.used = time.monotonic()
-            self._start_sweeper()
-        for old in stale:
-            self._end(old)
+        try:
+            with self._lock:
+                game = self._games.get(page)
+                if game is None or not game.continues(listed, seconds, moves):
+                    if game is not None:
+                        stale.append(self._games.pop(page))
+                    if len(self._games) >= self.max_games:
+                        stale.append(self._make_room())
+                    game = _Game(listed, seconds)
+                    self._games[page] = game
+                game.used = time.monotonic()
+                self._start_sweeper()
+        finally:  # a game replaced is ended even when no room could be made for the new one
+            for old in stale:
+                self._end(old)
         if not game.lock.acquire(timeout=WAIT_SECONDS):
             raise TooManyGames()
         try:
@@ -214,6 +215,12 @@ class Matches:
             return answer
         finally:
             game.lock.release()
+
+    def busy(self, page: str) -> bool:
+        """Whether ``page``'s game is in a move now."""
+        with self._lock:
+            game = self._games.get(page)
+            return game is not None and game.lock.locked()
 
     def _make_room(self) -> _Game:
         """Take out the game least recently played that is not in a move (under ``_lock``)."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import random
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,7 +18,7 @@ from typing import Any
 import pytest
 import requests
 
-from analysisboard.opponents import Matches, fault_words, listed_players
+from analysisboard.opponents import Matches, TooManyGames, fault_words, listed_players
 from board import Board
 from outside import AgentFault, FaultKind
 from settings import UsageError
@@ -250,6 +251,30 @@ def test_at_most_max_games_are_kept_the_least_recent_one_ended(pids: Path) -> No
         # Its page's next move starts a player afresh from the position.
         answer = matches.move("a", PROGRAM, "41", Board.from_moves("41"), 0.5)
         assert answer["fault"] is None and answer["column"] in range(7)
+    finally:
+        matches.close()
+    assert all_gone(pids)
+
+
+def test_no_room_is_taken_from_a_game_in_a_move(pids: Path) -> None:
+    matches = Matches(listed_players(LATE), max_games=1)
+    try:
+        first = matches.move("a", LATE, "", Board(), 0.5)
+        moves = str(first["column"] + 1) + "1"
+        answers: list[dict[str, Any]] = []
+        # Its second move is late: the game is in a move for its budget and grace.
+        slow = threading.Thread(target=lambda: answers.append(
+            matches.move("a", LATE, moves, Board.from_moves(moves), 0.5)))
+        slow.start()
+        deadline = time.monotonic() + 20
+        while not matches.busy("a") and slow.is_alive() and time.monotonic() < deadline:
+            time.sleep(0.005)
+        assert matches.busy("a")
+        with pytest.raises(TooManyGames):
+            matches.move("b", LATE, "", Board(), 0.5)
+        slow.join()
+        assert answers[0]["fault"]["kind"] == "late"
+        assert matches.move("b", LATE, "", Board(), 0.5)["fault"] is None  # room now
     finally:
         matches.close()
     assert all_gone(pids)
