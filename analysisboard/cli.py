@@ -3,8 +3,10 @@
 ``board`` serves the page on 127.0.0.1 (``[board]`` in ``config.toml``; ``--host``, ``--port``
 and ``--db`` override it), prints its URL and opens the default browser unless ``--no-open``
 or there is no display.  The review lists the games of the client's record (``[record]``) and,
-given ``--db`` or ``board.db``, of a local server's database.  ``board-image`` writes the
-picture the page's "save" buttons give, for any move string.
+given ``--db`` or ``board.db``, of a local server's database.  ``--players SPEC,...`` lists
+the players the page may play beside our engine (``analysisboard.opponents``; the command
+line only, never the page, names them).  ``board-image`` writes the picture the page's "save"
+buttons give, for any move string.
 """
 
 from __future__ import annotations
