@@ -63,10 +63,12 @@ class SearchScore:
 @dataclass(frozen=True, slots=True)
 class ProvenScore:
     """A proven value on Pons' scale: exact, or with ``exact`` False only its outcome (then
-    ``value`` is 1 for a win kept, 0 a draw kept, -1 a loss)."""
+    ``value`` is 1 for a win kept, 0 a draw kept, -1 a loss); with ``held`` (value 0, not
+    exact) only that the draw is held, a win not ruled out."""
 
     value: int
     exact: bool = True
+    held: bool = False
 
     proven = True
 
@@ -76,6 +78,8 @@ class ProvenScore:
 
     def result(self, moves: int) -> Proven:
         """The result at a position of ``moves`` discs, on the one scale (``solver.result``)."""
+        if self.held:
+            return Proven(Outcome.DRAW, at_least=True)
         return result(self.value, moves, exact=self.exact)
 
     def words(self, moves: int) -> str:
@@ -132,7 +136,7 @@ def describe(decision: Decision, moves: int) -> list[str]:
                      f"{decision.seconds:.3f}  ({rate / 1e6:.2f} M nodes/s)")
         lines.append(f"principal variation: {columns_text(decision.pv)}")
     else:
-        if score.exact:
+        if score.exact or score.held:
             how = ""
         elif decision.source == Source.BOOK:
             how = " (the book holds the outcome only)"

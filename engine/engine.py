@@ -249,6 +249,7 @@ class Engine:
         solver = self.solver
         nodes = solver.nodes
         move: Move | None
+        held = False  # only the draw is proven held, a win not ruled out
         if winning_moves(board.position, board.mask):
             move = solver.best_move(board)  # at once
         else:
@@ -264,11 +265,12 @@ class Engine:
                 move = solver.best_move(board, deadline, weak=True)
                 if move is None:  # the draw is held; whether there is a win, no time to tell
                     move = Move(holding, 0, 0, False)
+                    held = True
                 elif not move.exact:
                     move = solver.best_move(board, share_deadline) or move
         if move is None:
             return None
         depth = discs_to_end(move.score, board.moves) if move.exact else 0
-        return Decision(move.column, ProvenScore(move.score, move.exact), depth,
+        return Decision(move.column, ProvenScore(move.score, move.exact, held), depth,
                         solver.nodes - nodes, self.clock() - start, (move.column,), Source.SOLVER,
                         self.mode)

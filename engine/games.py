@@ -68,7 +68,8 @@ class PlayedMove:
                              "proven": self.score.proven}
         elif isinstance(self.score, ProvenScore):
             data["score"] = {"scale": "pons", "value": self.score.value,
-                             "exact": self.score.exact}
+                             "exact": self.score.exact,
+                             **({"held": True} if self.score.held else {})}
         return data
 
     @classmethod
@@ -77,7 +78,7 @@ class PlayedMove:
         raw = data.get("score")
         if isinstance(raw, dict):
             score = (SearchScore(raw["value"], raw["proven"]) if raw["scale"] == "search"
-                     else ProvenScore(raw["value"], raw["exact"]))
+                     else ProvenScore(raw["value"], raw["exact"], bool(raw.get("held", False))))
         return cls(data["ply"], data["column"], data["seconds"], data.get("cpu_seconds"),
                    data.get("depth"), data.get("source"), data.get("nodes"), score,
                    data.get("think"), data.get("mode"))

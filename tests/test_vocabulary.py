@@ -11,6 +11,7 @@ import pytest
 
 from board import Board
 from engine.decision import ProvenScore, SearchScore
+from engine.games import PlayedMove
 from search import deepest, iterative_deepening
 from solver import Solver, result
 from vocabulary import (
@@ -40,6 +41,8 @@ PONS = Path(__file__).parent / "data" / "pons" / "Test_L3_R1"
     (Proven(Outcome.DRAW, 6), "draw (the board fills up in 3 moves)", "="),
     (Proven(Outcome.WIN), "win (distance not proven)", "win"),
     (Proven(Outcome.LOSS), "loss (distance not proven)", "loss"),
+    # Only the draw held, "is it won?" not settled: a bound, not an outcome.
+    (Proven(Outcome.DRAW, at_least=True), "draw or better (a win not ruled out)", "\u2265="),
 ])
 def test_the_renderer_table(proven: Proven, words: str, short: str) -> None:
     assert proven.words() == words
@@ -54,6 +57,24 @@ def test_a_distance_the_outcome_cannot_have_is_refused(outcome: Outcome, discs: 
     # A win ends on one of the mover's discs (odd distances), a loss on the opponent's (even).
     with pytest.raises(ValueError):
         Proven(outcome, discs)
+
+
+def test_only_a_draw_without_a_distance_is_a_lower_bound() -> None:
+    with pytest.raises(ValueError):
+        Proven(Outcome.WIN, at_least=True)
+    with pytest.raises(ValueError):
+        Proven(Outcome.DRAW, 4, at_least=True)
+
+
+def test_the_engines_held_draw_is_said_as_a_bound_and_kept_in_the_record() -> None:
+    held = ProvenScore(0, exact=False, held=True)
+    assert held.words(20) == "draw or better (a win not ruled out)"
+    # Without ``held`` an outcome-only 0 is an exact draw (the weak solve's sign is exact).
+    assert ProvenScore(0, exact=False).words(20) == "draw (the board fills up in 11 moves)"
+    move = PlayedMove(21, 3, 0.5, score=held)
+    assert PlayedMove.from_dict(move.to_dict()).score == held
+    assert PlayedMove.from_dict(PlayedMove(21, 3, 0.5, score=ProvenScore(1, False)).to_dict()
+                                ).score == ProvenScore(1, False)
 
 
 @pytest.mark.parametrize(("score", "moves", "words"), [

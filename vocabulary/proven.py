@@ -15,7 +15,9 @@ move makes, the next one included, ``(discs + 1) // 2``:
   completes four (``discs`` 6);
 - "draw (the board fills up in 3 moves)": the side to move makes 3 more moves (``discs`` 5 or
   6, as the empty cells are odd or even);
-- "win (distance not proven)": only the outcome is known.
+- "win (distance not proven)": only the outcome is known;
+- "draw or better (a win not ruled out)": only that the side to move holds the draw (``at_least``,
+  a bound rather than an outcome: the engine's answer when "is it won?" was not settled in time).
 
 Each scale converts itself into this one where it is defined (``solver.result`` for Pons'
 score, ``engine.decision`` for the search's win scores); nothing else words a result.
@@ -36,12 +38,16 @@ def moves_word(count: int) -> str:
 @dataclass(frozen=True, slots=True)
 class Proven:
     """A proven result for the side to move: ``outcome``, and ``discs`` to the end of the game
-    (both sides' discs, the last included; None when only the outcome is proven)."""
+    (both sides' discs, the last included; None when only the outcome is proven).  With
+    ``at_least`` the outcome is a lower bound (only a held draw is: a win not ruled out)."""
 
     outcome: Outcome
     discs: int | None = None
+    at_least: bool = False
 
     def __post_init__(self) -> None:
+        if self.at_least and (self.outcome is not Outcome.DRAW or self.discs is not None):
+            raise ValueError("only a draw without a distance can be a lower bound")
         if self.discs is not None and self.discs < 1:
             raise ValueError(f"a proven result ends at least one disc away, got {self.discs}")
         if self.discs is not None and self.outcome is not Outcome.DRAW and (
@@ -63,6 +69,8 @@ class Proven:
         """The result for people: "win in 3 moves", "loss in 1 move", "draw (the board fills up
         in 2 moves)", "win (distance not proven)"."""
         word = self.outcome.word
+        if self.at_least:
+            return "draw or better (a win not ruled out)"
         if self.moves is None:
             return f"{word} (distance not proven)"
         if self.outcome is Outcome.DRAW:
@@ -72,7 +80,9 @@ class Proven:
     def short(self) -> str:
         """The result in a few characters, for a picture's row of columns: "+3" (win in 3
         moves), "\u22123" (loss in 3 moves), "=" (draw), "win" / "loss" (distance not
-        proven)."""
+        proven), "\u2265=" (a draw held, a win not ruled out)."""
+        if self.at_least:
+            return "\u2265="
         if self.outcome is Outcome.DRAW:
             return "="
         if self.moves is None:
