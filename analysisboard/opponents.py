@@ -171,6 +171,8 @@ class Matches:
             raise BadRequest(f"player {shown} is not on the board's list: this board lists no"
                              " players (start it with --players SPEC,...).")
         names = ", ".join(player.name for player in self.players)
+        if len(names) > 200:  # a long list is read at /api/players
+            names = f"{len(self.players)} players, /api/players lists them"
         raise BadRequest(f"player {shown} is not on the board's list ({names}); only the"
                          " players given to --players when the board started can play.")
 

@@ -188,6 +188,9 @@ BAD_REQUESTS = [
     ("api/analyze", {"moves": "44", "exact": "yes"}, "exact must be 0 or 1"),
     ("api/move", {"moves": "44", "mode": "best"}, "mode must be course or strongest"),
     ("api/move", {"moves": "1212121"}, "is already over"),
+    ("api/move", {"moves": "44", "player": "bot:2", "page": "p"}, "this board lists no players"),
+    ("api/move", {"moves": "44", "player": "bot:2", "mode": "course"}, "not both"),
+    ("api/end", {}, "page is missing"),
     ("api/position", {"moves": "8"}, "expected a column digit 1-7"),
     ("api/state", {"state": "[[0]]"}, "state must be 6 rows of 7 cells"),
     ("api/state", {"state": "not json"}, "state is not JSON"),
@@ -219,9 +222,10 @@ def test_nothing_a_browser_sends_gets_a_5xx(url: str) -> None:
     rng = random.Random(9)
     alphabet = "0123456789.-,:;[]{}\"' %&=?/\\abcxyz\u00e9\u4e2d\x00\uff14\u0664_"
     paths = ["api/analyze", "api/move", "api/position", "api/state", "api/games", "api/review",
-             "api/diagram", "", "static/board.js", "static/../app.py", "api/nothing"]
+             "api/diagram", "api/players", "api/end", "", "static/board.js", "static/../app.py",
+             "api/nothing"]
     names = ["moves", "seconds", "parts", "page", "mode", "state", "source", "id", "side",
-             "format", "verdicts", "flip", "since", "until", "result", "server"]
+             "format", "verdicts", "flip", "since", "until", "result", "server", "player"]
     for _ in range(150):
         params = {rng.choice(names): "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12)))
                   for _ in range(rng.randint(0, 4))}
