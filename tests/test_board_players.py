@@ -256,6 +256,23 @@ def test_at_most_max_games_are_kept_the_least_recent_one_ended(pids: Path) -> No
     assert all_gone(pids)
 
 
+def test_a_connectx_file_plays_and_its_kaggle_fault_is_its_loss() -> None:
+    agents = Path(__file__).resolve().parent / "data" / "outside" / "connectx"
+    good, numpy = f"connectx:{agents / 'good.py'}", f"connectx:{agents / 'numpy_int.py'}"
+    matches = Matches(listed_players(f"{good},{numpy}"))
+    try:
+        answer = matches.move("good", good, "44", Board.from_moves("44"), 0.5)
+        assert answer["fault"] is None and answer["column"] in range(7)
+        assert answer["kind"] == "connectx" and answer["budget"] == 0.5
+        lost = matches.move("numpy", numpy, "44", Board.from_moves("44"), 0.5)
+        assert lost["fault"]["kind"] == FaultKind.NOT_A_COLUMN.value
+        assert lost["words"].startswith(f"{numpy} lost: not a column (returned numpy.int64")
+        assert matches.games == 1  # the faulty one's game is over
+    finally:
+        matches.close()
+    assert matches.games == 0
+
+
 def test_no_room_is_taken_from_a_game_in_a_move(pids: Path) -> None:
     matches = Matches(listed_players(LATE), max_games=1)
     try:
