@@ -11,7 +11,6 @@ buttons give, for any move string.
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import os
 import sys
@@ -26,7 +25,7 @@ from analysisboard.games import RATED_GAMES, GameFiles
 from analysisboard.params import MAX_SECONDS, MIN_SECONDS
 from analysisboard.verdicts import columns_part
 from board import Board, IllegalMove
-from commandline import Command, Context, flag, moves_argument, option, whole
+from commandline import Command, Context, flag, moves_argument, option, seconds, whole
 from settings import BoardSettings, Settings, UsageError, config_relative, revised
 from solver import Solver
 from solver.book import load_book
@@ -58,17 +57,6 @@ class BoardOptions:
     no_open: bool = flag("--no-open", help="do not open a browser")
 
 
-def _image_seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not MIN_SECONDS <= value <= MAX_SECONDS:
-        raise argparse.ArgumentTypeError(f"must be from {MIN_SECONDS:g} to {MAX_SECONDS:g}"
-                                         f" seconds, not {value:g}")
-    return value
-
-
 @dataclass(frozen=True)
 class BoardImageOptions:
     """``agent.py board-image``'s options."""
@@ -78,7 +66,7 @@ class BoardImageOptions:
                       help="the picture: FILE.svg or FILE.png")
     verdicts: bool = flag("--verdicts", help="write each column's proven result under the board")
     flip: bool = flag("--flip", help="swap the players' colours")
-    time: float | None = option("--time", type=_image_seconds, metavar="SECONDS",
+    time: float | None = option("--time", type=seconds, metavar="SECONDS",
                                 help=f"time to prove the verdicts (default"
                                      f" {DEFAULT_IMAGE_SECONDS:g}, {MIN_SECONDS:g}-"
                                      f"{MAX_SECONDS:g})")
@@ -179,6 +167,8 @@ def board_image_command(options: BoardImageOptions, context: Context) -> int:
     columns = None
     if options.verdicts:
         seconds = DEFAULT_IMAGE_SECONDS if options.time is None else options.time
+        if not MIN_SECONDS <= seconds <= MAX_SECONDS:
+            raise UsageError(f"--time must be from {MIN_SECONDS:g} to {MAX_SECONDS:g} seconds")
         settings = context.settings.solver
         book = load_book(settings.book or None)
         solver = Solver(settings.table_bits, book=book)

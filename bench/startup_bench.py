@@ -37,7 +37,8 @@ def fresh_move(seconds: float, cache: str | None) -> dict[str, float]:
     done = subprocess.run([sys.executable, str(ROOT / "agent.py"), "move", "", "--time",
                            str(seconds), "--json"], cwd=ROOT, env=env, capture_output=True,
                           text=True, check=True)
-    return json.loads(done.stdout)  # type: ignore[no-any-return]
+    figures: dict[str, float] = json.loads(done.stdout)
+    return figures
 
 
 def main() -> int:

@@ -87,6 +87,7 @@ def move_command(options: MoveOptions, context: Context) -> int:
             "source": decision.source,
             "mode": decision.mode,
             "proven": decision.proven,
+            "words": decision.score.words(board.moves),
             **({"opponent_model": model} if model != OpponentModel.MINIMAX else {}),
         }))
         return 0

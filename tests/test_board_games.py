@@ -29,7 +29,7 @@ def test_a_game_in_the_record_and_the_servers_database_is_listed_once(
     assert len(files.listing(RECORD)) == 2 and len(files.listing(SERVER)) == 2
     listed = files.listing()
     assert [game.source for game in listed] == [RECORD, RECORD]
-    assert sorted(game.id for game in listed) == sorted(o.game_id for o in run.outcomes)
+    assert sorted(game.id for game in listed) == sorted(o.game_id or 0 for o in run.outcomes)
     assert all("of the local server database too" in game.detail for game in listed)
     # A server game the client did not play (not in the record) is still listed.
     assert len(GameFiles(tmp_path / "none.sqlite3", database).listing()) == 2

@@ -141,6 +141,7 @@ def test_the_thinking_time_counts_from_the_search_not_the_command_start(
     reply = json.loads(capsys.readouterr().out)
     assert reply["source"] == "search" and reply["depth"] > 5  # agent.min_depth is 5
     assert reply["startup_seconds"] >= 100 and reply["seconds"] < 100
+    assert not reply["proven"] and reply["words"] == f"{reply['score']:+d} (heuristic)"
 
 
 @pytest.mark.parametrize(

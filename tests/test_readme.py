@@ -117,7 +117,7 @@ def start_server(line: Line, argv: list[str], env: dict[str, str], cwd: Path) ->
                                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, text=True)
     lines = _pump(process.stdout)
     pattern = re.compile(SERVERS[line.argv[2]])
-    seen = []
+    seen: list[str] = []
     while True:
         try:
             text = lines.get(timeout=COMMAND_SECONDS)

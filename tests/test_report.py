@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import re
 from pathlib import Path
 from typing import Any
@@ -13,7 +12,7 @@ import pytest
 import agent
 from batch import open_executor
 from board import Board
-from reporting.cli import plan_for
+from reporting.cli import ReportOptions, plan_for
 from reporting.document import _plot_budgets, correctness_text, heuristics_text, plot_correctness
 from reporting.measure import BudgetPoint, Check, judge, our_moves, play_opponents
 from settings import AgentSettings, SolverSettings
@@ -135,7 +134,7 @@ def test_the_depth_figure_gives_each_series_its_own_colour(
 
 def test_quick_and_full_reports_measure_depth_from_a_tenth_to_three_seconds() -> None:
     for quick in (True, False):
-        plan = plan_for(argparse.Namespace(quick=quick, time=None, games=None), 1.0)
+        plan = plan_for(ReportOptions(out="r", quick=quick), 1.0)
         assert plan.budgets[0] == 0.1 and plan.budgets[-1] == 3.0
 
 
