@@ -451,7 +451,9 @@
         endGame("You won: " + move.words + ".");
         return;
       }
-      const how = game.player ? move.words
+      // A listed player is named in the log's first line: its moves say their time.
+      const how = game.player
+        ? `${move.seconds} s${move.budget === null ? "" : ` of its ${move.budget} s`}`
         : `${move.source === "search" ? `depth ${move.depth}` : move.source}, ${move.seconds} s, ${move.words}`;
       await setMoves(state.moves + String(move.column + 1));
       logLine(`Agent: column ${move.column + 1} (${how})`);
