@@ -32,7 +32,7 @@ from board import Board
 from ecosystems.players import Spec, build_player, is_ours, is_outside, parse_spec
 from engine.players import Player
 from outside import end_game
-from rating.ladder import Ladder, Rung, load_ladder
+from rating.ladder import LADDER_FILE, Ladder, Rung, load_ladder
 from reporting.measure import Check, correctness
 from reporting.rated import (
     RatedGame,
@@ -226,7 +226,7 @@ def check_out(out: Path) -> None:
 def read_ladder(path: Path | None) -> Ladder:
     """The ladder of ``--ladder`` (None: the shipped one); ``UsageError`` naming the file when
     it cannot be read as one."""
-    where = f"--ladder {path}" if path is not None else "the shipped ladder"
+    where = f"--ladder {path}" if path is not None else f"the shipped ladder {LADDER_FILE}"
     try:
         ladder = load_ladder(path)
     except OSError as exc:
