@@ -204,17 +204,18 @@ def create_app(analysts: Analysts, games: GameFiles, matches: Matches | None = N
         def work() -> dict[str, Any]:
             budget = params.seconds(seconds, default=REVIEW_SECONDS)
             extra: dict[str, Any] = {}
+            opening = 0
             if source is not None or id is not None:
                 chosen = params.choice(source, "source", SOURCES, "record")
                 game = games.game(chosen, params.whole(id, "id", low=1, high=2**53))
-                text, our_side = game.moves, game.our_side
+                text, our_side, opening = game.moves, game.our_side, game.opening
                 extra = {"game": game.to_json()}
                 params.position(text, playable=False)  # a stored game is checked like any other
             else:
                 text, _ = params.position(moves, playable=False)
                 our_side = int(params.choice(side, "side", ("1", "2"), "1"))
             with analysts.working(params.page(page), text, "review") as analyst:
-                return {**review_game(analyst, text, our_side, budget), **extra}
+                return {**review_game(analyst, text, our_side, budget, opening), **extra}
 
         return answer(work)
 

@@ -51,12 +51,14 @@ class GameSummary:
     detail: str
     moves: str
     our_side: int | None
+    opening: int = 0  # moves played before the players took over (a rate run's opening)
 
     def to_json(self) -> dict[str, Any]:
         return {"source": self.source, "id": self.id, "started": self.started,
                 "server": self.server, "kind": self.kind, "player": self.player,
                 "opponent": self.opponent, "result": self.result, "detail": self.detail,
-                "moves": self.moves, "plies": len(self.moves), "our_side": self.our_side}
+                "moves": self.moves, "plies": len(self.moves), "our_side": self.our_side,
+                "opening": self.opening}
 
 
 def _record_result(game: RecordedGame) -> tuple[str, str]:
@@ -112,7 +114,8 @@ def _from_rated(line: dict[str, Any], run: str) -> GameSummary | None:
     started = str(line.get("finished_at") or "1970-01-01T00:00:00+00:00")
     return GameSummary(RATED, number, started, f"rate run {run}",
                        "rated", names[side], names[1 - side], result, detail,
-                       "".join(str(c + 1) for c in columns), side + 1)
+                       "".join(str(c + 1) for c in columns), side + 1,
+                       len(line.get("opening", [])))
 
 
 SAME_GAME_SECONDS = 60.0  # a record's game and a server's with the same moves, started this close

@@ -18,14 +18,14 @@ from analysisboard.verdicts import outcome_name
 from engine.referee import Verdict, judge_game
 
 
-def _ply_entry(verdict: Verdict, our_side: int | None) -> dict[str, Any]:
+def _ply_entry(verdict: Verdict, our_side: int | None, opening: int = 0) -> dict[str, Any]:
     side = 1 if verdict.ply % 2 == 1 else 2
     outcomes = verdict.outcomes
     return {
         "ply": verdict.ply,
         "column": verdict.column,
         "side": side,
-        "ours": side == our_side,
+        "ours": side == our_side and verdict.ply > opening,  # an opening's move is no one's
         "proven": verdict.proven,
         "kept": verdict.kept,
         "critical": verdict.critical,
@@ -38,7 +38,7 @@ def _ply_entry(verdict: Verdict, our_side: int | None) -> dict[str, Any]:
 
 def summary_text(entries: list[dict[str, Any]], our_side: int | None) -> tuple[dict[str, Any], str]:
     """The counts over our moves, and the line that says them."""
-    ours = [e for e in entries if e["side"] == our_side] if our_side else entries
+    ours = [e for e in entries if e["ours"]] if our_side else entries
     kept = [e for e in ours if e["kept"] is True]
     lost = [e for e in ours if e["kept"] is False]
     unproven = [e for e in ours if not e["proven"]]
@@ -58,12 +58,14 @@ def summary_text(entries: list[dict[str, Any]], our_side: int | None) -> tuple[d
 
 
 def review_game(analyst: Analyst, moves: str, our_side: int | None,
-                seconds: float) -> dict[str, Any]:
-    """Every move of the game ``moves`` (Pons' move string) judged, ``seconds`` each at most."""
+                seconds: float, opening: int = 0) -> dict[str, Any]:
+    """Every move of the game ``moves`` (Pons' move string) judged, ``seconds`` each at most;
+    the first ``opening`` moves were played before the players took over (a rate run's random
+    opening): judged, but no one's."""
     start = time.perf_counter()
     columns = [int(c) - 1 for c in moves]
     verdicts = judge_game(columns, analyst.solver, analyst.book, seconds)
-    entries = [_ply_entry(verdict, our_side) for verdict in verdicts]
+    entries = [_ply_entry(verdict, our_side, opening) for verdict in verdicts]
     counts, text = summary_text(entries, our_side)
     return {"moves": moves, "our_side": our_side, "plies": entries, "summary": counts,
             "text": text, "seconds_per_move": seconds,

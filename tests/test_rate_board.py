@@ -76,6 +76,12 @@ def test_a_worst_move_link_opens_the_game_where_the_board_agrees(url: str, run: 
     assert entry["ours"] and entry["kept"] is False
     assert (entry["best"], entry["outcome"]) == (worst["best"], worst["outcome"])
     assert review["game"]["id"] == worst["game"]
+    # The run's random opening is judged but is no one's: the counts are the player's moves.
+    opening = review["game"]["opening"]
+    assert opening == 2 and not any(e["ours"] for e in review["plies"][:opening])
+    ours = [e for e in review["plies"] if e["ours"]]
+    assert ours and all(e["ply"] > opening for e in ours)
+    assert review["summary"]["moves"] == len(ours)
 
 
 def test_a_game_not_in_the_run_is_one_sentence(url: str) -> None:
