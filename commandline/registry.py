@@ -7,7 +7,7 @@ import dataclasses
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, NoReturn, TypeVar
 
 from commandline.options import Arg, scheduler_option, workers_option
 from settings import DEFAULT_CONFIG_PATH, Settings
@@ -74,6 +74,14 @@ def _add_command_arguments(parser: argparse.ArgumentParser, options: type[Any]) 
                         help=f"settings file (default: {DEFAULT_CONFIG_PATH.name} of the checkout)")
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """A parser whose mistakes are one line, as every other user error is: ``error: PROG:
+    WHAT (PROG --help lists the options)``, exit code 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"error: {self.prog}: {message} ({self.prog} --help lists the options)\n")
+
+
 class Registry:
     """The commands of the program, and its parser."""
 
@@ -86,8 +94,9 @@ class Registry:
                 raise ValueError(f"two commands are named {command.name!r}")
             self.commands[command.name] = command
             self.aliases.update({alias: command.name for alias in command.aliases})
-        self.parser = argparse.ArgumentParser(prog=prog, description=description, epilog=epilog)
-        sub = self.parser.add_subparsers(dest="command", metavar="COMMAND")
+        self.parser = OneLineParser(prog=prog, description=description, epilog=epilog)
+        sub = self.parser.add_subparsers(dest="command", metavar="COMMAND",
+                                         parser_class=OneLineParser)
         self._parsers: Mapping[str, argparse.ArgumentParser] = sub.choices
         for command in self.commands.values():
             _add_command_arguments(sub.add_parser(command.name, help=command.help,
@@ -95,8 +104,8 @@ class Registry:
                            command.options)
 
     def parse(self, argv: list[str]) -> tuple[Command[Any], Any, str | None]:
-        """The command, its options and ``--config``; raises ``SystemExit`` (argparse printed the
-        usage and what was wrong) for arguments that do not parse, and with code 1 when no
+        """The command, its options and ``--config``; raises ``SystemExit`` for arguments that
+        do not parse (code 2, after one line saying what was wrong), and with code 1 when no
         command is given (after the program's help)."""
         if argv and argv[0] in self.aliases:
             argv = [self.aliases[argv[0]], *argv[1:]]
@@ -104,7 +113,7 @@ class Registry:
         if args.command is None:
             self.parser.print_help()
             raise SystemExit(1)
-        if extras:  # told with the command's own usage, not the program's
+        if extras:  # told in the command's name, not the program's
             self._parsers[args.command].error(f"unrecognized arguments: {' '.join(extras)}")
         command = self.commands[args.command]
         values = {item.name: getattr(args, item.name)
