@@ -42,6 +42,7 @@ from typing import Any
 
 from board import WIDTH, Board
 from outside.faults import AgentFault, FaultKind
+from outside.player import ProcessPlayer
 from outside.process import Child, Limits
 
 WORKER = Path(__file__).with_name("connectx_worker.py")
@@ -110,7 +111,7 @@ def kaggle_verdict(returned: dict[str, Any], board: Board) -> int:
     return column
 
 
-class ConnectXPlayer:
+class ConnectXPlayer(ProcessPlayer):
     """A ConnectX agent file in its own process (see the module's docstring).
 
     ``seconds``: its ``actTimeout``; ``python``: the interpreter (None: ours); ``name``: its
@@ -129,8 +130,7 @@ class ConnectXPlayer:
         self.overage = game_overage
         self.log = ""
         self._observe = observe
-        self._child: Child | None = None
-        self._pending: AgentFault | None = None
+        super().__init__()
         self._file: str | None = None  # the file to load (an archive's main.py, once unpacked)
 
     def new_game(self) -> None:
@@ -190,33 +190,6 @@ class ConnectXPlayer:
                 self._file = str(main)
         return self._file
 
-    def end_game(self) -> None:
-        """End the game's process (and anything it started)."""
-        if self._child is not None:
-            self._child.finish()
-            self._child = None
-
-    def close(self) -> None:
-        self.end_game()
-
-    def _kill(self) -> None:
-        """End the process at once (after a fault: it is not asked to quit)."""
-        if self._child is not None:
-            self._child.kill()
-            self._child = None
-
-    def choose(self, board: Board) -> int:
-        if self._pending is not None:
-            fault, self._pending = self._pending, None
-            raise fault
-        if self._child is None:
-            self.new_game()
-            return self.choose(board)
-        try:
-            return self._move(self._child, board)
-        except AgentFault:
-            self._kill()
-            raise
 
     def _move(self, child: Child, board: Board) -> int:
         request = {"observation": self._observe(board, self.overage),

@@ -28,6 +28,7 @@ import time
 from board import WIDTH, Board, moves_to_string
 from board.board import moves_reaching
 from outside.faults import AgentFault, FaultKind
+from outside.player import ProcessPlayer
 from outside.process import Child, Limits
 
 PROTOCOL_VERSION = 1
@@ -71,7 +72,7 @@ def parse_answer(line: str, board: Board) -> int:
     return number - 1
 
 
-class ProgramPlayer:
+class ProgramPlayer(ProcessPlayer):
     """A program speaking the line protocol (see the module's docstring).
 
     ``command``: its command line (split as a shell would, without a shell); ``seconds``: its
@@ -79,13 +80,14 @@ class ProgramPlayer:
     ``ready`` line.
     """
 
+    QUIT = "quit"  # said at the end of a game; its input then ends
+
     def __init__(self, command: str, *, seconds: float, name: str | None = None) -> None:
         self.argv = shlex.split(command)
         self.seconds = seconds
         self.name = name or f"program:{command}"
         self.said_name = ""
-        self._child: Child | None = None
-        self._pending: AgentFault | None = None
+        super().__init__()
         self._seen: tuple[Board, list[int]] | None = None  # the last board sent, its moves
 
     def new_game(self) -> None:
@@ -130,33 +132,6 @@ class ProgramPlayer:
             if line is None or not line.lstrip().startswith("#"):
                 return line
 
-    def end_game(self) -> None:
-        """Say ``quit``, end its input, and end it (and what it started)."""
-        if self._child is not None:
-            self._child.finish("quit")
-            self._child = None
-
-    def close(self) -> None:
-        self.end_game()
-
-    def _kill(self) -> None:
-        """End the process at once (after a fault: it is not asked to quit)."""
-        if self._child is not None:
-            self._child.kill()
-            self._child = None
-
-    def choose(self, board: Board) -> int:
-        if self._pending is not None:
-            fault, self._pending = self._pending, None
-            raise fault
-        if self._child is None:
-            self.new_game()
-            return self.choose(board)
-        try:
-            return self._move(self._child, board)
-        except AgentFault:
-            self._kill()
-            raise
 
     def _history(self, board: Board) -> list[int]:
         """The columns of a game reaching ``board``: the last board sent and the moves since
