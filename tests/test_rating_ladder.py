@@ -132,9 +132,11 @@ def test_the_shipped_ladder() -> None:
     assert GAMES_FILE.exists() and ladder.games_file == GAMES_FILE.name
     names = [r.name for r in ladder.rungs]
     assert names[0] == "random" and ladder.rungs[0].rating == 0.0
-    for expected in ("perfect:0", "perfect:0.5" if "perfect:0.5" in names else "perfect:0.3",
-                     "bot:1", "bot:5", "kaggle:negamax", "openspiel:mcts"):
+    for expected in ("perfect:0", "perfect:0.3", "perfect:0.9", "bot:1", "bot:5",
+                     "kaggle:negamax", "openspiel:mcts"):
         assert expected in names
+    assert all(r.spec.endswith(f"strongest:cpu:noise={r.name.split(':')[1]}")
+               for r in ladder.rungs if r.name.startswith("perfect:"))
     for rung in ladder.rungs:
         assert math.isfinite(rung.rating) and rung.low <= rung.rating <= rung.high
     # more noise, a weaker player (beyond the intervals' overlap)
