@@ -33,6 +33,7 @@ import json
 import random
 import subprocess
 import sys
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,7 +51,7 @@ from arena.tournament import (
 )
 from batch import announce_stopping, open_executor
 from batch.lines import append_lines, read_lines
-from board import moves_to_string
+from board import Board, moves_to_string
 from commandline import add_executor_arguments
 from ecosystems.players import parse_spec
 from rating.fit import Fit, Game, RatingError, fit
@@ -459,6 +460,39 @@ def place_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def against_openings(lines: Sequence[dict[str, Any]]) -> dict[str, Counter[str]]:
+    """Per player: its games, and those it ended below (above) the exact value of the position
+    after the opening for its side (the opening book's, ``solver.book``): a perfect player
+    never ends below it."""
+    from solver.book import load_book
+
+    book = load_book()
+    counts: dict[str, Counter[str]] = {}
+    for line in lines:
+        entry = book.lookup(Board.from_moves(line["opening"]))
+        if entry is None:
+            continue
+        for side, name in ((0, line["first"]), (1, line["second"])):
+            value = entry.score if side == 0 else -entry.score
+            got = line["score"] if side == 0 else 1 - line["score"]
+            exact = 1.0 if value > 0 else 0.5 if value == 0 else 0.0
+            tally = counts.setdefault(name, Counter())
+            tally["games"] += 1
+            tally["below"] += got < exact
+            tally["above"] += got > exact
+    return counts
+
+
+def openings_table(lines: Sequence[dict[str, Any]]) -> str:
+    """``against_openings`` as a Markdown table."""
+    rows = ["| player | games | below the opening's value | above it |", "|---|---:|---:|---:|"]
+    for name, tally in sorted(against_openings(lines).items()):
+        n = tally["games"]
+        rows.append(f"| {name} | {n} | {tally['below']} ({tally['below'] / n:.0%}) |"
+                    f" {tally['above']} ({tally['above'] / n:.0%}) |")
+    return "\n".join(rows)
+
+
 # --- the command -------------------------------------------------------------------------------
 
 def _parser() -> argparse.ArgumentParser:
@@ -479,6 +513,10 @@ def _parser() -> argparse.ArgumentParser:
     fit_parser.add_argument("--dry-run", action="store_true", help="print the fit, write nothing")
     fit_parser.add_argument("--ladder", type=Path, default=LADDER_FILE,
                             help="where to write the ladder (default: the shipped file)")
+    openings_parser = commands.add_parser(
+        "openings", help="each player's results against the exact value of its openings")
+    openings_parser.add_argument("files", nargs="*", type=Path, metavar="WORK",
+                                 help="work files (default: the ladder's games)")
     place_parser = commands.add_parser("place", help="place players on the shipped ladder")
     place_parser.add_argument("players", nargs="+", metavar="SPEC")
     place_parser.add_argument("--games", type=int, default=40,
@@ -505,6 +543,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             played = play(plan, LadderWork(args.work), command, args.workers, args.scheduler)
             print(f"{played} games played; {len(LadderWork(args.work).lines())} in {args.work}",
                   file=sys.stderr)
+            return 0
+        if args.command == "openings":
+            lines = (ladder_lines() if not args.files
+                     else [line for path in args.files for line in LadderWork(path).lines()])
+            print(openings_table(lines))
             return 0
         if args.command == "fit":
             return fit_command(args.work, dry_run=args.dry_run, out=args.ladder)

@@ -168,3 +168,25 @@ def test_a_small_ladder_is_played_resumed_fitted_and_a_player_placed(tmp_path: P
     with pytest.raises(UsageError, match="is a rung"):
         place(ladder, ["bot:2"], LadderWork(tmp_path / "x.jsonl"), games=2, per_round=2,
               seed=1, command="t", workers=1, scheduler=None)
+
+
+def test_results_against_the_openings_exact_value() -> None:
+    from arena.ladder import against_openings, openings_table
+    from solver.book import load_book
+
+    value = load_book().lookup(Board.from_moves("44"))
+    assert value is not None
+    exact = 1.0 if value.score > 0 else 0.5 if value.score == 0 else 0.0
+    lines = [{"first": "a", "second": "b", "score": exact, "opening": "44"},
+             {"first": "b", "second": "a", "score": exact, "opening": "44"}]
+    if exact < 1.0:  # the first player can do better than the value: "above"
+        lines.append({"first": "a", "second": "b", "score": 1.0, "opening": "44"})
+    if exact > 0.0:  # or worse: "below"
+        lines.append({"first": "b", "second": "a", "score": 0.0, "opening": "44"})
+    counts = against_openings(lines)
+    games = len(lines)
+    assert counts["a"]["games"] == counts["b"]["games"] == games
+    # each game off the value is below it for one player and above it for the other
+    assert counts["b"]["below"] == counts["a"]["above"] == games - 2
+    assert counts["a"]["below"] == 0 and counts["b"]["above"] == 0
+    assert f"| a | {games} |" in openings_table(lines)
