@@ -279,9 +279,12 @@ def negamax(
             # opponent cannot: ``candidates``), so the score lies within the bounds two discs on.
             low, high = score_bounds(moves + 2)
             # A side with no line of four left free of the other's discs cannot win.
-            if high > 0 and not bits.has_four(bits.BOARD_MASK & ~(pos ^ mask)):
-                high = 0
-            if low < 0 and not bits.has_four(bits.BOARD_MASK & ~pos):
+            # (In a null window only one of the two can matter: a cap of 0 on our score cuts
+            # only when beta > 0, a floor of 0 only when alpha < 0, as then beta <= 0.)
+            if beta > 0:
+                if high > 0 and not bits.has_four(bits.BOARD_MASK & ~(pos ^ mask)):
+                    high = 0
+            elif low < 0 and not bits.has_four(bits.BOARD_MASK & ~pos):
                 low = 0
             # Each rule below is tried by the player about to move for each of its moves, so
             # that a position where it holds is cut before it is entered: at a node the rule
