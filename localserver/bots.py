@@ -14,6 +14,7 @@ from __future__ import annotations
 import random
 import threading
 from collections.abc import Callable
+from pathlib import Path
 from typing import Protocol
 
 from ecosystems.players import Spec, build_player
@@ -112,11 +113,14 @@ def ladder_bots(db: str, *, seconds: float, agent: AgentSettings | None = None,
     points = {WON: 1.0, DRAWN: 0.5, LOST: 0.0}
 
     def choose(student: str) -> Spec:
-        store = GameStore(db, read_only=True)
-        try:
-            stored = [g for g in store.games() if g.player == student]
-        finally:
-            store.close()
+        stored = []
+        # an in-memory database is the server's own: another connection sees none of its games
+        if db != ":memory:" and Path(db).exists():
+            store = GameStore(db, read_only=True)
+            try:
+                stored = [g for g in store.games() if g.player == student]
+            finally:
+                store.close()
         games = []
         for game in stored:
             rung = rung_of.get(game.bot or "")

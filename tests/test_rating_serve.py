@@ -52,6 +52,11 @@ def test_the_rung_follows_the_students_results(tmp_path: Path) -> None:
     assert "ladder" in bots.describe()
 
 
+def test_an_in_memory_database_plays_the_middle_rung() -> None:
+    # the server's own connection holds its games: another one sees none
+    assert ladder_bots(":memory:", seconds=0.1, ladder=SMALL).for_game("anyone").name == "bot:3"
+
+
 def test_the_option_needs_the_database() -> None:
     with pytest.raises(ValueError, match="database"):
         bots_of_option(LADDER, seconds=0.1)
