@@ -298,7 +298,11 @@ def fit_command(work: Path, *, dry_run: bool = False, out: Path = LADDER_FILE) -
     if not lines:
         raise UsageError(f"no ladder games in {work} or {GAMES_FILE}: run `python -m arena.ladder"
                          " play` first")
-    ladder, result, games = fit_ladder(lines)
+    header = next(read_lines(work), {})
+    notes = [f"the work file begun by: {header['command']} (a rerun with more --games adds to it)"] if "command" in header else []
+    notes.append("each pairing's games: pairs sharing a random opening, one with each rung first;"
+                 " the perfect rungs' time is CPU time (ours ...:cpu)")
+    ladder, result, games = fit_ladder(lines, notes=notes)
     print(ladder_table(ladder))
     print()
     print(check_table(check(result, games)))
