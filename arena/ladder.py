@@ -299,7 +299,10 @@ def fit_command(work: Path, *, dry_run: bool = False, out: Path = LADDER_FILE) -
         raise UsageError(f"no ladder games in {work} or {GAMES_FILE}: run `python -m arena.ladder"
                          " play` first")
     header = next(read_lines(work), {})
-    notes = [f"the work file begun by: {header['command']} (a rerun with more --games adds to it)"] if "command" in header else []
+    notes = []
+    if "command" in header:
+        notes.append(f"the work file begun by: {header['command']} (a rerun with more --games"
+                     " adds to it)")
     notes.append("each pairing's games: pairs sharing a random opening, one with each rung first;"
                  " the perfect rungs' time is CPU time (ours ...:cpu)")
     ladder, result, games = fit_ladder(lines, notes=notes)
