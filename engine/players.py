@@ -287,9 +287,8 @@ KINDS = ("ours", "bot", "random", "seed", "human")  # what a spec may start with
 SPEC_HELP = ("ours[:SECONDS][:HEURISTIC][:course|:strongest][:dN][:random-model][:cpu][:noise=P],"
              " bot[:DEPTH],"
              " random, seed or human")
-OURS_OPTIONS = (f"SECONDS (a number), a heuristic ({', '.join(HEURISTICS)}), a mode"
-                f" ({', '.join(Mode)}), dN (depth 1-{MAX_DEPTH}), {RANDOM_MODEL}, {CPU} or"
-                f" {NOISE}P (P 0-1)")
+OURS_OPTIONS = (f"SECONDS, {'/'.join(HEURISTICS)}, {'/'.join(Mode)}, dN (1-{MAX_DEPTH}),"
+                f" {RANDOM_MODEL}, {CPU} or {NOISE}P (P 0-1)")
 
 
 def _parse_ours(spec: str, options: list[str], seconds: float | None) -> PlayerSpec:
@@ -336,8 +335,8 @@ def _parse_ours(spec: str, options: list[str], seconds: float | None) -> PlayerS
             try:
                 value = float(option)
             except ValueError:
-                raise UsageError(f"player {spec!r}: {raw!r} is not an option of ours; "
-                                      f"expected {OURS_OPTIONS}") from None
+                raise UsageError(f"player {spec!r}: {raw!r} is not an option of ours: "
+                                 f"{OURS_OPTIONS}") from None
             once("time", raw)
             time = check_seconds(value, f"player {spec!r}: the time")
     if time is None and seconds is not None:

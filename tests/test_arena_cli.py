@@ -234,9 +234,9 @@ def test_real_process_bad_spec_no_traceback() -> None:
     )
     assert result.returncode == 2
     assert result.stderr.splitlines() == [
-        "error: player 'ours:x': 'x' is not an option of ours; expected SECONDS (a number), "
-        "a heuristic (windows5000, threats, windows_tuned, learned), a mode (course, strongest),"
-        " dN (depth 1-42), random-model, cpu or noise=P (P 0-1)"
+        "error: player 'ours:x': 'x' is not an option of ours: SECONDS, "
+        "windows5000/threats/windows_tuned/learned, course/strongest, dN (1-42), random-model, cpu"
+        " or noise=P (P 0-1)"
     ]
 
 
