@@ -397,6 +397,8 @@ def place(ladder: Ladder, specs: Sequence[str], work: LadderWork, *, games: int,
     """Play ``specs`` against the ladder in rounds of ``per_round`` games each until each has
     ``games``; returns the work file's lines (resumable: a round is a pure function of the
     rounds before it)."""
+    if games < 1:
+        raise UsageError(f"--games must be at least 1, not {games}")
     if per_round < 2 or per_round % 2:
         raise UsageError(f"--round must be an even number of games, not {per_round}")
     plan = place_plan(ladder, specs, seed)
@@ -544,6 +546,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         if args.command == "play":
+            if args.distance < 1:
+                raise UsageError(f"--distance must be at least 1, not {args.distance}")
             pairings = neighbour_pairings(len(RUNGS), args.distance)
             plan = make_ladder_plan(RUNGS, pairings, args.games, args.seed, args.opening_plies)
             command = " ".join(["python -m arena.ladder", *(argv or sys.argv[1:])])

@@ -120,7 +120,10 @@ def test_the_plan_plays_both_colours_from_shared_openings() -> None:
 def test_bad_requests_are_one_line(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     assert main(["play", "--games", "3", "--work", str(tmp_path / "w.jsonl")]) == 2
     assert capsys.readouterr().err.startswith("error: --games must be an even number")
-    assert main(["fit", "--work", str(tmp_path / "none.jsonl"), "--dry-run"]) in (0, 2)
+    assert main(["play", "--distance", "0", "--work", str(tmp_path / "w.jsonl")]) == 2
+    assert capsys.readouterr().err == "error: --distance must be at least 1, not 0\n"
+    assert main(["place", "nobody", "--work", str(tmp_path / "p.jsonl")]) == 2
+    assert capsys.readouterr().err.startswith("error: unknown player 'nobody'")
 
 
 def test_a_small_ladder_is_played_resumed_fitted_and_a_player_placed(tmp_path: Path) -> None:
