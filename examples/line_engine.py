@@ -13,7 +13,7 @@ CENTRE_FIRST = (3, 2, 4, 1, 5, 0, 6)
 
 def grid_of(moves):
     """Column lists (bottom first) of the players' marks, 1 first and 2 second."""
-    columns = [[] for _ in range(COLUMNS)]
+    columns: list[list[int]] = [[] for _ in range(COLUMNS)]
     for index, digit in enumerate(moves):
         columns[int(digit) - 1].append(1 + index % 2)
     return columns

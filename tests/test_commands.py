@@ -6,6 +6,8 @@ A new command without a bad input here fails ``test_every_command_has_a_bad_inpu
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 import agent
@@ -50,7 +52,7 @@ def test_help_lists_the_options(name: str, capsys: pytest.CaptureFixture[str]) -
 @pytest.mark.parametrize("name", sorted(BAD_INPUT))
 def test_a_bad_input_is_one_line(name: str, capsys: pytest.CaptureFixture[str],
                                  monkeypatch: pytest.MonkeyPatch,
-                                 tmp_path: pytest.TempPathFactory) -> None:
+                                 tmp_path: Path) -> None:
     for key in ("EDAP01_STIL_IDS", "EDAP01_API_KEY"):
         monkeypatch.delenv(key, raising=False)
     monkeypatch.chdir(tmp_path)  # anything a command writes stays here
