@@ -8,7 +8,6 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TextIO
 
 from rich.markup import escape
@@ -39,6 +38,7 @@ from commandline import (
     time_option,
     whole,
     workers_option,
+    writable_folder,
 )
 from ecosystems.players import SPEC_HELP, parse_spec, split_specs
 from engine.games import PlayedMove
@@ -98,7 +98,7 @@ def tournament_command(options: TournamentOptions, context: Context) -> int:
         games = 2 * 7**options.opening_plies if options.every_opening else DEFAULT_GAMES
     plan = make_plan(specs, games, options.seed, settings.agent, settings.solver,
                      opening_plies=options.opening_plies, every_opening=options.every_opening)
-    out_dir = _check_out_dir(options.out)
+    out_dir = writable_folder(options.out) if options.out is not None else None
     work = TournamentWork(out_dir / GAMES_WORK) if out_dir is not None else None
     done: dict[int, TournamentGame] = {}
     if work is not None:
@@ -144,23 +144,6 @@ def tournament_command(options: TournamentOptions, context: Context) -> int:
         if work is not None:
             work.remove()
     return 0
-
-
-def _check_out_dir(out: str | None) -> Path | None:
-    """``--out`` as a directory we can write, checked before hours of games are played."""
-    if out is None:
-        return None
-    path = Path(out)
-    if path.exists() and not path.is_dir():
-        raise UsageError(f"--out {out}: exists and is not a directory")
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-        probe = path / ".write-test"
-        probe.write_text("")
-        probe.unlink()
-    except OSError as exc:
-        raise UsageError(f"--out {out}: cannot write there ({exc.strerror or exc})") from None
-    return path
 
 
 def _command_line(options: TournamentOptions, plan: TournamentPlan, config: str | None) -> str:

@@ -13,6 +13,7 @@ read its declarations, so it imports only what parsing needs; a handler imports 
 parts (the web server, the plots, the compiled engine) when it runs.
 """
 
+from commandline.folders import writable_folder
 from commandline.options import (
     MAX_DEPTH,
     MOVES_HELP,
@@ -51,4 +52,5 @@ __all__ = [
     "time_option",
     "whole",
     "workers_option",
+    "writable_folder",
 ]

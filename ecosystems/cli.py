@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
-from commandline import Command, Context, mode_option, option, time_option
+from commandline import Command, Context, mode_option, option, time_option, writable_folder
 from ecosystems.connectx import SAFETY_MARGIN
 from ecosystems.submission import ARCHIVE, REQUIRES, write_submission
 from engine.overrides import with_mode
-from settings import UsageError
 from vocabulary import Mode
 
 
@@ -26,9 +24,7 @@ class KaggleOptions:
 def kaggle_command(options: KaggleOptions, context: Context) -> int:
     settings = context.settings
     agent = with_mode(settings.agent, options.mode)
-    out = Path(options.out)
-    if out.exists() and not out.is_dir():
-        raise UsageError(f"--out {out}: exists and is not a folder")
+    out = writable_folder(options.out)
     path = write_submission(out, agent, settings.solver, options.time)
     budget = (f"{options.time:g} s a move at most" if options.time
               else f"actTimeout - {SAFETY_MARGIN:g} s a move")

@@ -14,7 +14,6 @@ import shlex
 import sys
 import time
 from dataclasses import dataclass
-from pathlib import Path
 
 from batch import default_workers, open_executor
 from commandline import (
@@ -27,6 +26,7 @@ from commandline import (
     time_option,
     whole,
     workers_option,
+    writable_folder,
 )
 from ecosystems.players import parse_spec, split_specs
 from heuristics import HEURISTICS
@@ -136,9 +136,7 @@ def opponents_of(text: str | None) -> tuple[str, ...]:
 
 def report_command(options: ReportOptions, context: Context) -> int:
     settings = context.settings
-    out = Path(options.out)
-    if out.exists() and not out.is_dir():
-        raise UsageError(f"--out {out}: exists and is not a folder")
+    out = writable_folder(options.out)
     plan = plan_for(options, settings.agent.seconds_per_move)
     opponents = opponents_of(options.opponents)
     seed = options.seed if options.seed is not None else random.SystemRandom().randrange(2**31)

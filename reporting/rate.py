@@ -29,6 +29,7 @@ from arena.tournament import derive_seed, random_opening
 from batch import BatchExecutor, announce_stopping, open_executor, worker_state
 from batch.lines import append_lines, read_lines
 from board import Board
+from commandline import writable_folder
 from ecosystems.players import Spec, build_player, is_ours, is_outside, parse_spec
 from engine.players import Player
 from outside import end_game
@@ -208,19 +209,6 @@ class RunFiles:
              "booked": c.booked, "best": c.best, "outcome": c.outcome}) for game, c in checks])
 
 
-def check_out(out: Path) -> None:
-    """``--out`` as a folder this process can write, checked before any game is played."""
-    if out.exists() and not out.is_dir():
-        raise UsageError(f"--out {out}: exists and is not a folder")
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        probe = out / ".write-test"
-        probe.write_text("")
-        probe.unlink()
-    except OSError as exc:
-        raise UsageError(f"--out {out}: cannot write there ({exc.strerror or exc})") from None
-
-
 # --- playing ------------------------------------------------------------------------------------
 
 def read_ladder(path: Path | None) -> Ladder:
@@ -379,7 +367,7 @@ def rate(request: RateRequest, settings: Settings) -> int:
     ladder = read_ladder(request.ladder)
     for rung in ladder.rungs:
         rung_spec(rung)  # every rung checked before a game is played
-    check_out(request.out)
+    writable_folder(request.out)
     files = RunFiles(request.out)
     key = RunKey(spec, player_name(spec, ladder), settings.agent, settings.solver)
     fresh_seed = (request.seed if request.seed is not None

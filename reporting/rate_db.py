@@ -20,6 +20,7 @@ from pathlib import Path
 
 from arena.match import FOUR, FULL, PlayedGame
 from batch import open_executor
+from commandline import writable_folder
 from ecosystems.players import parse_spec
 from engine.games import PlayedMove
 from localserver.store import DRAWN, LOST, RUNNING, WON, GameStore, StoredGame
@@ -28,7 +29,6 @@ from reporting.rate import (
     REFEREE_SECONDS,
     RunFiles,
     board_review,
-    check_out,
     judge_moves,
     read_ladder,
 )
@@ -132,7 +132,7 @@ def rate_db(db: Path, student: str, out: Path, *, ladder: Path | None, workers: 
         why = "; ".join(f"{count} {reason}" for reason, count in left.items()) or "none at all"
         raise UsageError(f"--db {db}: no finished game of {masked} against a rung of the ladder"
                          f" ({why}); play with `agent.py serve --bot ladder`")
-    check_out(out)
+    writable_folder(out)
     parts = ["python", "agent.py", "rate", "--db", str(db), "--student", student, "--out",
              str(out)]
     if ladder is not None:
