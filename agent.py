@@ -14,6 +14,7 @@ exit code 2.  The course skeleton's flags ``-l``, ``-o`` and ``-s`` keep working
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import sys
 import time
@@ -63,14 +64,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     from board import BoardError
     from commandline import Context
     from course.errors import ClientError
-    from engine.startup import announce_compile
+    from engine.startup import compile_notice
     from settings import UsageError, load_settings
 
     try:
         settings = load_settings(config, checks=[config_problems])
-        if command.compiles:
-            announce_compile()
-        return command.handler(options, Context(settings, config, started))
+        with compile_notice() if command.compiles else contextlib.nullcontext():
+            return command.handler(options, Context(settings, config, started))
     except (UsageError, BoardError, ClientError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE

@@ -12,9 +12,12 @@ from __future__ import annotations
 import os
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from numba.core.event import Event, Listener, register, unregister
 
 if TYPE_CHECKING:
     from engine.engine import Engine
@@ -47,11 +50,37 @@ def say(line: str) -> None:
     print(line, file=sys.stderr, flush=True)
 
 
-def announce_compile(notice: Callable[[str], None] = say) -> None:
-    """Say so before a first run compiles the search and the solver."""
-    if not compiled_code_cached():
-        notice(f"first run: compiling the search and the solver ({COMPILE_SECONDS}, once; not"
-               " counted in any move's time)...")
+class _FirstCompile(Listener):
+    """Says the notice when numba starts its first compilation (once)."""
+
+    def __init__(self, notice: Callable[[str], None]) -> None:
+        self.notice = notice
+        self.said = False
+
+    def on_start(self, event: Event) -> None:
+        if not self.said:
+            self.said = True
+            self.notice(f"first run: compiling the search and the solver ({COMPILE_SECONDS},"
+                        " once; not counted in any move's time)...")
+
+    def on_end(self, event: Event) -> None:
+        pass
+
+
+@contextmanager
+def compile_notice(notice: Callable[[str], None] = say) -> Iterator[None]:
+    """Within the block, on a first run, say so when the compilation starts: at the first
+    function numba compiles, not before (a command stopped by a bad input says nothing of it,
+    and one that loads the compiled code from numba's cache says nothing at all)."""
+    if compiled_code_cached():
+        yield
+        return
+    listener = _FirstCompile(notice)
+    register("numba:compile", listener)  # type: ignore[no-untyped-call]  # numba is untyped
+    try:
+        yield
+    finally:
+        unregister("numba:compile", listener)  # type: ignore[no-untyped-call]
 
 
 def warm_up(engine: Engine, clock: Callable[[], float] = time.perf_counter) -> float:

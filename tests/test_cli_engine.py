@@ -215,6 +215,8 @@ def test_solve_into_a_closed_pipe_ends_quietly() -> None:
 
 def test_a_first_run_says_it_is_compiling(capsys: pytest.CaptureFixture[str],
                                           monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    import numba
+
     from engine import startup
 
     assert not startup.compiled_code_cached([tmp_path])
@@ -223,10 +225,18 @@ def test_a_first_run_says_it_is_compiling(capsys: pytest.CaptureFixture[str],
     (tmp_path / "core.solve-454.py311.nbi").write_bytes(b"")
     assert startup.compiled_code_cached([tmp_path])
     monkeypatch.setattr(startup, "compiled_code_cached", lambda: False)
-    code, _, err = run(capsys, "move", "44", "--depth", "2")
-    assert code == 0 and err.startswith("first run: compiling the search and the solver")
-    code, _, err = run(capsys, "evaluate", "44")  # evaluates without the compiled search
-    assert code == 0 and err == ""
+    said: list[str] = []
+    with startup.compile_notice(said.append):
+        assert said == []  # nothing compiled yet: nothing said
+        assert numba.njit(lambda x: x + 1)(1) == 2  # a compilation starts
+        numba.njit(lambda x: x + 2)(1)
+    assert len(said) == 1 and said[0].startswith("first run: compiling the search and the solver")
+    numba.njit(lambda x: x + 3)(1)  # after the block: nothing more
+    assert len(said) == 1
+    # A first run stopped by a bad input says only what was wrong.
+    code, _, err = run(capsys, "move", "48")
+    assert code == 2 and err.count("\n") == 1 and err.startswith("error: ")
     monkeypatch.setattr(startup, "compiled_code_cached", lambda: True)
-    code, _, err = run(capsys, "move", "44", "--depth", "2")
-    assert code == 0 and err == ""
+    with startup.compile_notice(said.append):
+        numba.njit(lambda x: x + 4)(1)
+    assert len(said) == 1  # not a first run: nothing said

@@ -56,6 +56,8 @@ def test_a_bad_input_is_one_line(name: str, capsys: pytest.CaptureFixture[str],
     for key in ("EDAP01_STIL_IDS", "EDAP01_API_KEY"):
         monkeypatch.delenv(key, raising=False)
     monkeypatch.chdir(tmp_path)  # anything a command writes stays here
+    # As on a first run: the compile notice comes only when a compilation starts.
+    monkeypatch.setattr("engine.startup.compiled_code_cached", lambda: False)
     argv, words = BAD_INPUT[name]
     assert agent.main(argv) == 2
     captured = capsys.readouterr()
