@@ -136,13 +136,13 @@ def opponents_of(text: str | None) -> tuple[str, ...]:
 
 def report_command(options: ReportOptions, context: Context) -> int:
     settings = context.settings
-    out = writable_folder(options.out)
     plan = plan_for(options, settings.agent.seconds_per_move)
     opponents = opponents_of(options.opponents)
     seed = options.seed if options.seed is not None else random.SystemRandom().randrange(2**31)
     workers = default_workers()
     agent, solver = settings.agent, settings.solver
     measured_player = measuring(options.player, plan.seconds, agent)
+    out = writable_folder(options.out)  # made once everything asked was checked
     print(f"report: {measured_player.label or 'course mode'}, {plan.seconds:g} s per move,"
           f" {plan.games} games per opponent,"
           f" seed {seed}, {workers} worker(s), into {out}", file=sys.stderr)
