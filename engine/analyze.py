@@ -7,21 +7,13 @@ search) on one position, column by column.
 
 from __future__ import annotations
 
-import json
-import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from board import Board, IllegalMove, bits
 from engine.referee import book_outcome
 from solver import Solver, result
-from solver.book import Book, load_book
-from solver.configured import configured_solver
+from solver.book import Book
 from vocabulary import Outcome, Proven, Source, column_label, scale_note, side_words, symbol
-
-if TYPE_CHECKING:
-    from commandline import Context
-    from engine.cli import AnalyzeOptions
 
 DEFAULT_ANALYZE_SECONDS = 10.0
 # Share of analyze's budget kept for heuristic estimates of columns the solver did not prove.
@@ -157,44 +149,6 @@ def analyze(board: Board, seconds: float, solver: Solver, *, book: Book | None =
         found_by_search = deepest(iterative_deepening(child, now + slot, clock=clock))
         views[col] = ColumnView(col, True, -found_by_search.score, "estimate", Source.SEARCH)
     return views, solver.nodes - nodes_before
-
-
-def analyze_command(options: AnalyzeOptions, context: Context) -> int:
-    seconds = DEFAULT_ANALYZE_SECONDS if options.time is None else options.time
-    board = Board.from_moves(options.moves.strip())
-    if board.is_over():
-        raise IllegalMove("the game is over after these moves: there is nothing to analyze")
-    settings = context.settings.solver
-    book = None if options.no_book else load_book(settings.book or None)
-    solver = configured_solver(settings, book=book)
-    solver.warm_up()  # compiled code loaded before the analysis' time starts
-    start = time.perf_counter()
-    views, nodes = analyze(board, seconds, solver, book=book)
-    elapsed = time.perf_counter() - start
-    best = best_column(views)
-    mover = board.player_to_move
-    if options.json:
-        print(json.dumps({
-            "moves": options.moves.strip(),
-            "to_move": mover,
-            "columns": [
-                {"column": v.column, "playable": v.playable,
-                 "proven": v.score if v.exact else None, "outcome": v.outcome,
-                 "estimate": v.score if v.proof == "estimate" else None,
-                 "source": v.source or None}
-                for v in views
-            ],
-            "best": {"column": best.column, "proven": best.outcome is not None,
-                     "outcome": best.outcome, "score": best.score},
-            "all_proven": all(v.outcome is not None for v in views if v.playable),
-            "nodes": nodes,
-            "seconds": round(elapsed, 4),
-        }))
-        return 0
-    print(board)
-    print()
-    print("\n".join(analysis_lines(board, views, best, nodes, elapsed)))
-    return 0
 
 
 def analysis_lines(board: Board, views: list[ColumnView], best: ColumnView, nodes: int,

@@ -20,12 +20,14 @@ from commandline import (
     time_option,
     whole,
 )
-from engine.analyze import DEFAULT_ANALYZE_SECONDS, analyze_command
+from engine.analyze import DEFAULT_ANALYZE_SECONDS, analysis_lines, analyze, best_column
 from engine.decision import describe
 from engine.overrides import opponent_model, with_mode
 from engine.startup import warm_up
 from heuristics import HEURISTICS, UnknownHeuristic, evaluate, heuristic_problems
 from settings import UsageError, revised
+from solver.book import load_book
+from solver.configured import configured_solver
 from timecontrol import Limit
 from vocabulary import Mode, OpponentModel
 
@@ -138,6 +140,44 @@ class AnalyzeOptions:
                                      what="time for the whole analysis")
     no_book: bool = flag("--no-book", help="do not use the opening book")
     json: bool = json_flag()
+
+
+def analyze_command(options: AnalyzeOptions, context: Context) -> int:
+    seconds = DEFAULT_ANALYZE_SECONDS if options.time is None else options.time
+    board = Board.from_moves(options.moves.strip())
+    if board.is_over():
+        raise IllegalMove("the game is over after these moves: there is nothing to analyze")
+    settings = context.settings.solver
+    book = None if options.no_book else load_book(settings.book or None)
+    solver = configured_solver(settings, book=book)
+    solver.warm_up()  # compiled code loaded before the analysis' time starts
+    start = time.perf_counter()
+    views, nodes = analyze(board, seconds, solver, book=book)
+    elapsed = time.perf_counter() - start
+    best = best_column(views)
+    mover = board.player_to_move
+    if options.json:
+        print(json.dumps({
+            "moves": options.moves.strip(),
+            "to_move": mover,
+            "columns": [
+                {"column": v.column, "playable": v.playable,
+                 "proven": v.score if v.exact else None, "outcome": v.outcome,
+                 "estimate": v.score if v.proof == "estimate" else None,
+                 "source": v.source or None}
+                for v in views
+            ],
+            "best": {"column": best.column, "proven": best.outcome is not None,
+                     "outcome": best.outcome, "score": best.score},
+            "all_proven": all(v.outcome is not None for v in views if v.playable),
+            "nodes": nodes,
+            "seconds": round(elapsed, 4),
+        }))
+        return 0
+    print(board)
+    print()
+    print("\n".join(analysis_lines(board, views, best, nodes, elapsed)))
+    return 0
 
 
 COMMANDS = [

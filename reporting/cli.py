@@ -14,6 +14,7 @@ import shlex
 import sys
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 from batch import default_workers, open_executor
 from commandline import (
@@ -211,13 +212,32 @@ class RateOptions:
 
 
 def rate_command(options: RateOptions, context: Context) -> int:
-    from reporting.rate import rate_options
+    """``agent.py rate``: PLAYER, or ``--db`` with ``--student``; each combination checked."""
+    from reporting.rate import RateRequest, default_out, rate
 
-    return rate_options(options.player, options.out, games=options.games, width=options.width,
-                        seconds=options.time, workers=options.workers,
-                        scheduler=options.scheduler, seed=options.seed, ladder=options.ladder,
-                        db=options.db, student=options.student, settings=context.settings,
-                        config=context.config)
+    ladder = Path(options.ladder) if options.ladder is not None else None
+    out, player, student = options.out, options.player, options.student
+    if options.width < 0 or options.width != options.width:
+        raise UsageError(f"--width must be 0 or more points, not {options.width:g}")
+    if options.db is not None:
+        if player is not None:
+            raise UsageError("give a PLAYER to rate, or --db and --student, not both")
+        if student is None or not student.strip():
+            raise UsageError("--db needs --student ID: whose games on the local server to rate")
+        from reporting.rate_db import rate_db
+
+        return rate_db(Path(options.db), student.strip(), Path(out or "rated/student"),
+                       ladder=ladder, workers=options.workers, scheduler=options.scheduler,
+                       settings=context.settings, config=context.config)
+    if student is not None:
+        raise UsageError("--student goes with --db (a local server's database)")
+    if player is None or not player.strip():
+        raise UsageError("name the PLAYER to rate (a player spec such as bot:2 or"
+                         " connectx:main.py), or give --db FILE --student ID")
+    where = Path(out) if out is not None else default_out(player.strip())
+    return rate(RateRequest(player.strip(), where, options.games, options.time, options.width,
+                            options.workers, options.scheduler, options.seed, ladder,
+                            context.config), context.settings)
 
 
 COMMANDS = [

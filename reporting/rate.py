@@ -417,31 +417,3 @@ def default_out(name: str) -> Path:
     """The folder of a run without ``--out``: ``rated/`` and the name, made a file name."""
     slug = "".join(c if c.isalnum() or c in "-_." else "_" for c in name).strip("._") or "player"
     return Path("rated") / slug
-
-
-def rate_options(player: str | None, out: str | None, *, games: int, width: float,
-                 seconds: float | None, workers: int | None, scheduler: str | None,
-                 seed: int | None, ladder: str | None, db: str | None, student: str | None,
-                 settings: Settings, config: str | None) -> int:
-    """``agent.py rate``: PLAYER, or ``--db`` with ``--student``; each combination checked."""
-    ladder_path = Path(ladder) if ladder is not None else None
-    if width < 0 or width != width:
-        raise UsageError(f"--width must be 0 or more points, not {width:g}")
-    if db is not None:
-        if player is not None:
-            raise UsageError("give a PLAYER to rate, or --db and --student, not both")
-        if student is None or not student.strip():
-            raise UsageError("--db needs --student ID: whose games on the local server to rate")
-        from reporting.rate_db import rate_db
-
-        return rate_db(Path(db), student.strip(), Path(out or "rated/student"),
-                       ladder=ladder_path, workers=workers, scheduler=scheduler,
-                       settings=settings, config=config)
-    if student is not None:
-        raise UsageError("--student goes with --db (a local server's database)")
-    if player is None or not player.strip():
-        raise UsageError("name the PLAYER to rate (a player spec such as bot:2 or"
-                         " connectx:main.py), or give --db FILE --student ID")
-    where = Path(out) if out is not None else default_out(player.strip())
-    return rate(RateRequest(player.strip(), where, games, seconds, width, workers, scheduler,
-                            seed, ladder_path, config), settings)
