@@ -15,9 +15,13 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from numba.core.event import Event, Listener, register, unregister
+
+# numba's event functions are untyped: their types, as they are documented.
+_register = cast(Callable[[str, Listener], None], register)
+_unregister = cast(Callable[[str, Listener], None], unregister)
 
 if TYPE_CHECKING:
     from engine.engine import Engine
@@ -76,11 +80,11 @@ def compile_notice(notice: Callable[[str], None] = say) -> Iterator[None]:
         yield
         return
     listener = _FirstCompile(notice)
-    register("numba:compile", listener)  # type: ignore[no-untyped-call]  # numba is untyped
+    _register("numba:compile", listener)
     try:
         yield
     finally:
-        unregister("numba:compile", listener)  # type: ignore[no-untyped-call]
+        _unregister("numba:compile", listener)
 
 
 def warm_up(engine: Engine, clock: Callable[[], float] = time.perf_counter) -> float:

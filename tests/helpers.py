@@ -112,3 +112,12 @@ def course_client(url: str, stil_ids: Sequence[str], api_key: str) -> HttpCourse
     from settings import ServerSettings
 
     return HttpCourseServer(ServerSettings(url=url, stil_ids=tuple(stil_ids), api_key=api_key))
+
+
+def alive(pid: int) -> bool:
+    """True while ``pid`` runs (a zombie waiting for its parent counts as gone)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat[stat.rfind(")") + 2] != "Z"

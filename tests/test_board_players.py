@@ -23,6 +23,7 @@ from board import Board
 from outside import AgentFault, FaultKind
 from settings import UsageError
 from tests.boardgames import running_board
+from tests.helpers import alive
 
 ENGINE = Path(__file__).resolve().parent / "data" / "outside" / "engine.py"
 PROGRAM = f'program:"{sys.executable} {ENGINE}"'
@@ -30,15 +31,6 @@ LATE = f'program:"{sys.executable} {ENGINE} --misbehave late":0.3'
 CRASH = f'program:"{sys.executable} {ENGINE} --misbehave crash"'
 ILLEGAL = f'program:"{sys.executable} {ENGINE} --misbehave illegal"'
 PLAYERS = ",".join([PROGRAM, "bot:2", LATE, CRASH, ILLEGAL])
-
-
-def alive(pid: int) -> bool:
-    """True while ``pid`` runs (a zombie waiting for its parent counts as gone)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat[stat.rfind(")") + 2] != "Z"
 
 
 def started_pids(pids: Path) -> list[int]:

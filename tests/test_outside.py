@@ -25,6 +25,7 @@ from engine.players import RandomPlayer
 from outside import AgentFault, ConnectXPlayer, FaultKind, OutsideSpec, ProgramPlayer, split_specs
 from outside.process import Child, Limits, descendants
 from settings import UsageError
+from tests.helpers import alive
 
 DATA = Path(__file__).resolve().parent / "data" / "outside"
 AGENTS = DATA / "connectx"
@@ -44,15 +45,6 @@ def connectx(name: str, seconds: float = 0.3, game_overage: float = 60.0) -> Con
 def program(misbehave: str = "", seconds: float = 0.3) -> ProgramPlayer:
     command = f"{PYTHON} {ENGINE}" + (f" --misbehave {misbehave}" if misbehave else "")
     return ProgramPlayer(command, seconds=seconds, name=misbehave or "engine")
-
-
-def alive(pid: int) -> bool:
-    """True while ``pid`` runs (a zombie waiting for its parent counts as gone)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat[stat.rfind(")") + 2] != "Z"
 
 
 def game_against_random(player: ConnectXPlayer | ProgramPlayer, *, first: bool = True,

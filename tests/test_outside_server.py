@@ -19,20 +19,13 @@ import pytest
 from localserver.bots import SpecBots, bots_of_option
 from localserver.service import CourseService
 from outside import OutsideSpec
+from tests.helpers import alive
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data" / "outside"
 ENGINE = DATA / "engine.py"
 CLIENT = DATA / "skeleton_client.py"
 PYTHON = sys.executable
-
-
-def alive(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat[stat.rfind(")") + 2] != "Z"
 
 
 @contextmanager
