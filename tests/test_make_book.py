@@ -24,7 +24,7 @@ from solver import Solver
 from solver.book import BookEntry, BookError, read_book
 from solver.make_book import cli
 from solver.make_book.build import build, derive
-from solver.make_book.layers import generate, mirror_moves, positions_after
+from solver.make_book.layers import generate, mirror_moves, pending, positions_after
 from solver.make_book.work import Record, WorkFile, read_records
 from tests.helpers import default_ctrl_c, random_position
 
@@ -86,11 +86,11 @@ def test_generate_solves_what_the_work_file_lacks_and_then_nothing(tmp_path: Pat
     work = tmp_path / "work.jsonl"
     missing = prefill(work, 8, 5)
     with open_executor(workers=1) as executor:
-        run = generate(8, work, executor, table_bits=24, chunk=2)
+        run = generate(pending(8, work), work, executor, table_bits=24, chunk=2)
         assert (run.solved, run.complete) == (5, True)
         assert run.total == run.done + run.solved == len(positions_after(8))
         check_solved(read_records(work), missing)
-        again = generate(8, work, executor, table_bits=24)
+        again = generate(pending(8, work), work, executor, table_bits=24)
     assert (again.solved, again.complete) == (0, True)
 
 
@@ -98,7 +98,7 @@ def test_generate_sends_nothing_after_its_stop_time(tmp_path: Path) -> None:
     work = tmp_path / "work.jsonl"
     prefill(work, 8, 3)
     with open_executor(workers=1) as executor:
-        run = generate(8, work, executor, table_bits=24, stop_at=time.monotonic() - 1)
+        run = generate(pending(8, work), work, executor, table_bits=24, stop_at=time.monotonic() - 1)
     assert (run.solved, run.complete) == (0, False)
 
 

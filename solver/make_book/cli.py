@@ -100,12 +100,12 @@ def _run_layers(args: argparse.Namespace, stop_at: float) -> int:
     elif recorded is not None and recorded != args.discs:
         raise UsageError(f"{args.work} holds layer {recorded}, not {args.discs}: give another"
                          " --work file (or no --discs, to go on with it)")
-    total, done = layers.count(args.discs, args.work)
-    print(f"layer {args.discs}: {total} positions, {done} already in {args.work}",
+    layer = layers.pending(args.discs, args.work)
+    print(f"layer {args.discs}: {layer.total} positions, {layer.done} already in {args.work}",
           file=sys.stderr)
     with open_executor(args.workers, args.scheduler) as executor, \
-            progress(total - done, f"layer {args.discs}", enabled=not args.quiet) as advance:
-        run = layers.generate(args.discs, args.work, executor, table_bits=args.table_bits,
+            progress(len(layer.todo), f"layer {args.discs}", enabled=not args.quiet) as advance:
+        run = layers.generate(layer, args.work, executor, table_bits=args.table_bits,
                               chunk=args.chunk, stop_at=stop_at,
                               on_interrupt=announce_stopping("chunk"),
                               progress=lambda solved, _seconds: advance(solved))

@@ -4,8 +4,9 @@
 move string in the key's orientation; a position where the game is already over is left out
 (nothing is played from it).  ``solve_chunk`` runs in a worker: for each position, the
 outcome for the side to move and a column that keeps it (``Solver.best_move(weak=True)``).
-``generate`` sends the positions not yet in the work file to an executor in chunks of
-neighbours in key order and appends each chunk's records as it comes back.
+``pending`` lists the layer once and what its work file lacks; ``generate`` sends those
+positions to an executor in chunks of neighbours in key order and appends each chunk's records
+as it comes back.
 """
 
 from __future__ import annotations
@@ -52,11 +53,26 @@ def mirror_moves(moves: str) -> str:
     return "".join(str(bits.WIDTH + 1 - int(m)) for m in moves)
 
 
-def count(discs: int, work: Path) -> tuple[int, int]:
-    """The positions of the ``discs`` layer, and how many of them ``work`` has already."""
+@dataclass(frozen=True)
+class Pending:
+    """The ``discs`` layer's ``total`` positions, and the move strings of those its work file
+    lacks (``todo``), in key order."""
+
+    discs: int
+    total: int
+    todo: list[str]
+
+    @property
+    def done(self) -> int:
+        return self.total - len(self.todo)
+
+
+def pending(discs: int, work: Path) -> Pending:
+    """The ``discs`` layer and what ``work`` lacks of it (listing layer 12 takes minutes: once
+    per run)."""
     layer = positions_after(discs)
     known = read_records(work)
-    return len(layer), sum(1 for key in layer if key in known)
+    return Pending(discs, len(layer), [layer[key] for key in sorted(layer) if key not in known])
 
 
 def solve_chunk(moves_list: Sequence[str], table_bits: int) -> list[Record]:
@@ -90,7 +106,7 @@ class LayerRun:
 
 
 def generate(
-    discs: int,
+    layer: Pending,
     work: Path,
     executor: BatchExecutor,
     *,
@@ -100,7 +116,7 @@ def generate(
     progress: Progress | None = None,
     on_interrupt: Callable[[int], None] | None = None,
 ) -> LayerRun:
-    """Solve every position of the ``discs`` layer missing from ``work``, through ``executor``.
+    """Solve the positions ``layer`` lists as missing from ``work``, through ``executor``.
 
     A few chunks per worker are sent ahead (``BatchExecutor.run``): the work goes in key order,
     and a stop takes effect after the chunks already sent.  No chunk is sent after ``stop_at``
@@ -109,13 +125,11 @@ def generate(
     many), and the interrupt is raised again.
     """
     start = time.monotonic()
-    layer = positions_after(discs)
-    known = read_records(work)
-    todo = [layer[key] for key in sorted(layer) if key not in known]
+    todo = layer.todo
     chunks = [todo[i:i + chunk] for i in range(0, len(todo), chunk)]
     solved = 0
     with WorkFile(work) as out:
-        out.params({"layer": discs, "table_bits": table_bits, "chunk": chunk})
+        out.params({"layer": layer.discs, "table_bits": table_bits, "chunk": chunk})
 
         def record(_args: tuple[object, ...], records: list[Record]) -> None:
             nonlocal solved
@@ -126,5 +140,5 @@ def generate(
 
         sent_all = executor.run(solve_chunk, ((part, table_bits) for part in chunks), record,
                                 stop_at=stop_at, on_stopping=on_interrupt)
-    return LayerRun(len(layer), len(layer) - len(todo), solved,
+    return LayerRun(layer.total, layer.done, solved,
                     sent_all and solved == len(todo), time.monotonic() - start)
