@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shlex
 import sys
 import time
 from collections.abc import Callable
@@ -34,6 +33,7 @@ from commandline import (
     json_flag,
     mode_option,
     option,
+    repeat_command,
     scheduler_option,
     time_option,
     whole,
@@ -148,25 +148,11 @@ def tournament_command(options: TournamentOptions, context: Context) -> int:
 
 def _command_line(options: TournamentOptions, plan: TournamentPlan, config: str | None) -> str:
     """The command that repeats this tournament (with its seed), for the report."""
-    parts = ["python", "agent.py", "tournament", "--players", options.players,
-             "--games", str(plan.games), "--seed", str(plan.seed)]
-    if options.opening_plies:
-        parts += ["--opening-plies", str(options.opening_plies)]
-    if options.every_opening:
-        parts += ["--every-opening"]
-    if options.time is not None:
-        parts += ["--time", f"{options.time:g}"]
-    if options.workers is not None:
-        parts += ["--workers", str(options.workers)]
-    if options.scheduler is not None:
-        parts += ["--scheduler", options.scheduler]
-    if options.out is not None:
-        parts += ["--out", options.out]
-    if options.python is not None:
-        parts += ["--python", options.python]
-    if config is not None:
-        parts += ["--config", config]
-    return shlex.join(parts)
+    return repeat_command("tournament", players=options.players, games=plan.games,
+                          seed=plan.seed, opening_plies=options.opening_plies or None,
+                          every_opening=options.every_opening, time=options.time,
+                          workers=options.workers, scheduler=options.scheduler,
+                          out=options.out, python=options.python, config=config)
 
 
 # --- play -----------------------------------------------------------------------------------

@@ -31,6 +31,7 @@ from commandline.options import (
     workers_option,
 )
 from commandline.registry import Command, Context, ExecutorOptions, Registry, add_executor_arguments
+from commandline.repeat import repeat_command
 
 __all__ = [
     "MAX_DEPTH",
@@ -47,6 +48,7 @@ __all__ = [
     "opponent_model_option",
     "option",
     "positional",
+    "repeat_command",
     "scheduler_option",
     "seconds",
     "time_option",

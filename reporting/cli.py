@@ -10,7 +10,6 @@ report within about thirty.
 from __future__ import annotations
 
 import random
-import shlex
 import sys
 import time
 from dataclasses import dataclass
@@ -23,6 +22,7 @@ from commandline import (
     flag,
     option,
     positional,
+    repeat_command,
     scheduler_option,
     time_option,
     whole,
@@ -104,20 +104,10 @@ def plan_for(options: ReportOptions, configured_seconds: float) -> Plan:
 
 
 def _command(options: ReportOptions, seed: int, config: str | None) -> str:
-    parts = ["python", "agent.py", "report", "--out", str(options.out), "--seed", str(seed)]
-    if options.quick:
-        parts.append("--quick")
-    if options.games:
-        parts += ["--games", str(options.games)]
-    if options.time:
-        parts += ["--time", f"{options.time:g}"]
-    if options.opponents:
-        parts += ["--opponents", options.opponents]
-    if options.player:
-        parts += ["--player", options.player]
-    if config:
-        parts += ["--config", config]
-    return shlex.join(parts)
+    return repeat_command("report", out=options.out, seed=seed, quick=options.quick,
+                          games=options.games or None, time=options.time or None,
+                          opponents=options.opponents or None, player=options.player or None,
+                          config=config or None)
 
 
 def opponents_of(text: str | None) -> tuple[str, ...]:

@@ -29,7 +29,7 @@ from arena.tournament import derive_seed, random_opening
 from batch import BatchExecutor, announce_stopping, open_executor, worker_state
 from batch.lines import append_lines, read_lines
 from board import Board
-from commandline import writable_folder
+from commandline import repeat_command, writable_folder
 from ecosystems.players import Spec, build_player, is_ours, is_outside, parse_spec
 from engine.players import Player
 from outside import end_game
@@ -336,23 +336,11 @@ class RateRequest:
 
 def command_line(request: RateRequest, seed: int) -> str:
     """The command that repeats (or goes on with) the run."""
-    import shlex
-
-    parts = ["python", "agent.py", "rate", request.player, "--out", str(request.out),
-             "--games", str(request.games), "--seed", str(seed)]
-    if request.seconds is not None:
-        parts += ["--time", f"{request.seconds:g}"]
-    if request.width != DEFAULT_WIDTH:
-        parts += ["--width", f"{request.width:g}"]
-    if request.workers is not None:
-        parts += ["--workers", str(request.workers)]
-    if request.scheduler is not None:
-        parts += ["--scheduler", request.scheduler]
-    if request.ladder is not None:
-        parts += ["--ladder", str(request.ladder)]
-    if request.config is not None:
-        parts += ["--config", request.config]
-    return shlex.join(parts)
+    return repeat_command("rate", request.player, out=request.out, games=request.games,
+                          seed=seed, time=request.seconds,
+                          width=None if request.width == DEFAULT_WIDTH else request.width,
+                          workers=request.workers, scheduler=request.scheduler,
+                          ladder=request.ladder, config=request.config)
 
 
 def rate(request: RateRequest, settings: Settings) -> int:

@@ -6,7 +6,9 @@ A new command without a bad input here fails ``test_every_command_has_a_bad_inpu
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -65,3 +67,19 @@ def test_a_bad_input_is_one_line(name: str, capsys: pytest.CaptureFixture[str],
     assert len(lines) == 1, captured.err
     assert lines[0].startswith("error: ") and words in lines[0], lines[0]
     assert captured.out == ""
+
+
+def test_a_repeat_command_parses_back_to_the_options_it_was_written_from() -> None:
+    from arena.cli import _command_line
+
+    argv = ["tournament", "--players", "random,bot:2", "--games", "4", "--seed", "9",
+            "--time", "0.25", "--every-opening", "--opening-plies", "2", "--config", "my c.toml"]
+    _command, options, config = agent.registry().parse(argv)
+    plan = SimpleNamespace(games=4, seed=9)  # what the line takes from the plan
+    line = _command_line(options, plan, config)  # type: ignore[arg-type]
+    assert line.endswith("--config 'my c.toml'")  # quoted for a shell
+    words = shlex.split(line)
+    assert words[:2] == ["python", "agent.py"]
+    again_command, again, again_config = agent.registry().parse(words[2:])
+    assert again == options and again_config == "my c.toml" and again_command.name == "tournament"
+    assert "--workers" not in words and words[words.index("--time") + 1] == "0.25"
