@@ -140,6 +140,26 @@ def test_unsorted_keys_are_refused(tmp_path: Path) -> None:
         read_book(path)
 
 
+@pytest.mark.parametrize(("differences", "message"), [
+    ([5, 0], "increasing"),  # a key repeated
+    ([5, -2], "increasing"),  # a key smaller than the one before
+    ([-5, 2], "negative"),
+])
+def test_keys_out_of_order_in_the_current_format_are_refused(
+        tmp_path: Path, differences: list[int], message: str) -> None:
+    import hashlib
+    import struct
+    import zlib
+
+    payload = (b"".join(d.to_bytes(8, "little", signed=True) for d in differences)
+               + bytes([1, 1]) + bytes([0, 0]) + bytes([0, 0]))
+    path = tmp_path / "bad.bin"
+    path.write_bytes(struct.pack("<8sIB32s", MAGIC, 2, 255, hashlib.sha256(payload).digest())
+                     + zlib.compress(payload))
+    with pytest.raises(BookError, match=message):
+        read_book(path)
+
+
 @pytest.fixture
 def here() -> Iterator[BatchExecutor]:
     """The executor of one worker: this process."""

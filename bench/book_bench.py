@@ -1,0 +1,154 @@
+"""What an opening book costs: its size on disk, its load time, a lookup, and the memory of a
+move in strongest mode, for the shipped book beside others, measured in one run.
+
+    python bench/book_bench.py [BOOK ...] [--loads 7] [--lookups 20000] [--rss-runs 3]
+                               [--json FILE]
+
+For each book (default: the shipped one, ``solver/data/book.bin``):
+
+- ``file_bytes`` and the positions it holds, with its complete layers;
+- ``load_seconds``: reading and checking the file (``solver.book.read_book``: decompress, the
+  SHA-256, the keys added up and checked), the median of ``--loads`` reads;
+- ``lookup_microseconds``: ``Book.lookup`` from Python on positions of its complete layers
+  reached by random play (the canonical key, the binary search, the entry made), the median
+  of five passes over ``--lookups`` positions;
+- ``move_max_rss_mb``: the peak resident memory of ``agent.py move 44 --mode strongest --time
+  0.1`` in a fresh process with that book (``solver.book`` in a config file written for the
+  run), the median of ``--rss-runs`` processes, and the same with ``--mode course`` (no book,
+  no solver) for reference.
+
+The books are measured in turn within each repetition, so a change in the machine's load
+touches them all; compare them by ratio.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from board import Board  # noqa: E402
+from solver.book import DEFAULT_BOOK_PATH, Book, read_book  # noqa: E402
+
+
+def positions_in(book: Book, count: int, seed: int) -> list[Board]:
+    """``count`` positions of ``book``'s complete layers, reached by random play (not over)."""
+    rng = random.Random(seed)
+    found: list[Board] = []
+    while len(found) < count:
+        board = Board()
+        target = rng.randint(0, max(book.complete_discs, 0))
+        while board.moves < target and not board.is_over():
+            board = board.play_unchecked(rng.choice(board.legal_moves()))
+        if not board.is_over():
+            found.append(board)
+    return found
+
+
+def lookup_microseconds(book: Book, boards: list[Board]) -> float:
+    passes = []
+    for _ in range(5):
+        start = time.perf_counter()
+        for board in boards:
+            book.lookup(board)
+        passes.append((time.perf_counter() - start) / len(boards) * 1e6)
+    return statistics.median(passes)
+
+
+# Runs agent.py in this process and prints its peak resident memory last (VmHWM counts the
+# memory of this program alone: a child's ru_maxrss would count its parent's pages at the fork).
+_PEAK_WRAPPER = """
+import runpy, sys
+sys.argv = sys.argv[1:]
+try:
+    runpy.run_path(sys.argv[0], run_name="__main__")
+finally:
+    print(next(line for line in open("/proc/self/status") if line.startswith("VmHWM")),
+          file=sys.stderr)
+"""
+
+
+def move_max_rss_mb(book: Path | None, mode: str) -> float:
+    """The peak resident memory (MB) of one ``agent.py move`` process."""
+    with tempfile.TemporaryDirectory() as folder:
+        config = Path(folder) / "config.toml"
+        config.write_text(f'[solver]\nbook = "{book}"\n' if book else "")
+        done = subprocess.run(
+            [sys.executable, "-c", _PEAK_WRAPPER, str(ROOT / "agent.py"), "move", "44",
+             "--mode", mode, "--time", "0.1", "--config", str(config)],
+            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    lines = done.stderr.strip().splitlines()
+    if done.returncode != 0 or not lines or not lines[-1].startswith("VmHWM"):
+        raise SystemExit(f"error: agent.py move with {book} failed: {done.stderr.strip()}")
+    return int(lines[-1].split()[1]) / 1024  # kB
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("books", nargs="*", type=Path, metavar="BOOK",
+                        help=f"book files (default: {DEFAULT_BOOK_PATH.relative_to(ROOT)})")
+    parser.add_argument("--loads", type=int, default=7, metavar="N")
+    parser.add_argument("--lookups", type=int, default=20_000, metavar="N")
+    parser.add_argument("--rss-runs", type=int, default=3, metavar="N")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--json", type=Path, metavar="FILE")
+    args = parser.parse_args(argv)
+    paths = [path.resolve() for path in args.books] or [DEFAULT_BOOK_PATH]
+    for path in paths:
+        if not path.is_file():
+            parser.error(f"{path} is not a file")
+
+    loads: dict[Path, list[float]] = {path: [] for path in paths}
+    for _ in range(args.loads):
+        for path in paths:
+            start = time.perf_counter()
+            read_book(path)
+            loads[path].append(time.perf_counter() - start)
+    rss: dict[Path, list[float]] = {path: [] for path in paths}
+    course: list[float] = []
+    for _ in range(args.rss_runs):
+        course.append(move_max_rss_mb(None, "course"))
+        for path in paths:
+            rss[path].append(move_max_rss_mb(path, "strongest"))
+
+    rows: list[dict[str, Any]] = []
+    for path in paths:
+        book = read_book(path)
+        boards = positions_in(book, args.lookups, args.seed)
+        rows.append({
+            "book": str(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path),
+            "file_bytes": path.stat().st_size,
+            "positions": len(book),
+            "complete_discs": book.complete_discs,
+            "load_seconds": statistics.median(loads[path]),
+            "lookup_microseconds": lookup_microseconds(book, boards),
+            "move_max_rss_mb": statistics.median(rss[path]),
+        })
+    course_rss = statistics.median(course)
+    print(f"{'book':<40} {'bytes':>11} {'positions':>10} {'complete':>8} {'load':>8}"
+          f" {'lookup':>8} {'move RSS':>9}")
+    for row in rows:
+        print(f"{row['book']:<40} {row['file_bytes']:>11,} {row['positions']:>10,}"
+              f" {row['complete_discs']:>8} {row['load_seconds'] * 1000:>6.0f}ms"
+              f" {row['lookup_microseconds']:>6.1f}us {row['move_max_rss_mb']:>7.0f}MB")
+    print(f"course mode's move (no book, no solver): {course_rss:.0f} MB")
+    if args.json:
+        args.json.write_text(json.dumps({"books": rows, "course_move_max_rss_mb": course_rss,
+                                         "loads": args.loads, "lookups": args.lookups,
+                                         "rss_runs": args.rss_runs}, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
