@@ -1,0 +1,1 @@
+"""Benchmark scripts, each run as ``python bench/NAME.py`` (see docs/benchmarks.md)."""
