@@ -6,12 +6,16 @@ import os
 import random
 import signal
 import subprocess
+import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from board import Board
 from tests import reference
+
+ROOT = Path(__file__).resolve().parent.parent
 
 if TYPE_CHECKING:
     from client.http import HttpCourseServer
@@ -65,6 +69,26 @@ def default_ctrl_c() -> None:
     that; Python then keeps it ignored, and a test sending SIGINT would wait for nothing.
     """
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def ctrl_c_once_written(arguments: Sequence[str], file: Path, lines: int,
+                       timeout: float = 180) -> tuple[int, str]:
+    """Run ``agent.py ARGUMENTS`` in a session of its own, press Ctrl-C (SIGINT to the whole
+    process group, as a terminal does) once ``file`` holds ``lines`` lines, and return its exit
+    code and what it wrote to stderr."""
+    process = subprocess.Popen([sys.executable, str(ROOT / "agent.py"), *arguments], cwd=ROOT,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               start_new_session=True, preexec_fn=default_ctrl_c)
+    try:
+        deadline = time.monotonic() + timeout
+        while not (file.exists() and file.read_text().count("\n") >= lines):
+            assert process.poll() is None and time.monotonic() < deadline
+            time.sleep(0.01)
+        os.killpg(process.pid, signal.SIGINT)
+        _, err = process.communicate(timeout=120)
+    finally:
+        process.kill()
+    return process.returncode, err
 
 
 def interrupt(process: subprocess.Popen[str], timeout: float = 30) -> int:

@@ -8,9 +8,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +20,7 @@ from arena.work import GAMES_WORK, TournamentWork
 from batch import open_executor
 from engine.players import parse_spec
 from settings import AgentSettings, load_settings
-from tests.helpers import cluster_workers, default_ctrl_c, spawned_workers
+from tests.helpers import cluster_workers, ctrl_c_once_written, spawned_workers
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -106,20 +103,9 @@ def test_ctrl_c_keeps_the_finished_games_and_the_same_command_plays_the_rest(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "out"
     work = out / GAMES_WORK
-    proc = subprocess.Popen(
-        [sys.executable, str(ROOT / "agent.py"), *TOURNAMENT, "--workers", "2", "--out",
-         str(out)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        start_new_session=True, preexec_fn=default_ctrl_c)
-    try:
-        deadline = time.monotonic() + 120
-        while not (work.exists() and work.read_text().count("\n") >= 4):  # the plan, 3 games
-            assert proc.poll() is None and time.monotonic() < deadline
-            time.sleep(0.01)
-        os.killpg(proc.pid, signal.SIGINT)  # as Ctrl-C does: the whole process group
-        _, err = proc.communicate(timeout=120)
-    finally:
-        proc.kill()
-    assert proc.returncode == 130, err
+    code, err = ctrl_c_once_written([*TOURNAMENT, "--workers", "2", "--out", str(out)], work,
+                                    4, timeout=120)  # the plan's line and 3 games
+    assert code == 130, err
     assert "Traceback" not in err and err.splitlines()[-1] == "interrupted", err
     lines = [json.loads(line) for line in work.read_text().splitlines()]  # every line whole
     kept = {line["game"]: line for line in lines[1:]}

@@ -9,10 +9,6 @@ import json
 import math
 import os
 import shutil
-import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +29,7 @@ from reporting.rated import (
     next_rungs,
 )
 from settings import Settings, UsageError
-from tests.helpers import default_ctrl_c
+from tests.helpers import ctrl_c_once_written
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -153,20 +149,9 @@ def test_ctrl_c_keeps_every_finished_game_and_the_same_command_goes_on(
     out = tmp_path / "run"
     command = ["rate", "seed", "--games", "60", "--workers", "2", "--seed", "4", "--time", "0.2",
                "--ladder", str(ladder), "--out", str(out)]
-    proc = subprocess.Popen([sys.executable, str(ROOT / "agent.py"), *command], cwd=ROOT,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True, preexec_fn=default_ctrl_c)
     games = out / GAMES
-    try:
-        deadline = time.monotonic() + 180
-        while not (games.exists() and games.read_text().count("\n") >= 4):  # the run, 3 games
-            assert proc.poll() is None and time.monotonic() < deadline
-            time.sleep(0.01)
-        os.killpg(proc.pid, signal.SIGINT)  # as Ctrl-C does: the whole process group
-        _, err = proc.communicate(timeout=120)
-    finally:
-        proc.kill()
-    assert proc.returncode == 130, err
+    code, err = ctrl_c_once_written(command, games, 4)  # the run's line and 3 games
+    assert code == 130, err
     assert "Traceback" not in err and err.splitlines()[-1] == "interrupted", err
     kept = lines(games)  # every line whole
     numbers = [g["game"] for g in kept[1:]]
