@@ -277,6 +277,19 @@ def test_a_line_reaching_a_booked_position_stops_there(exact: bool) -> None:
     assert booked.nodes < plain_nodes / 10 and booked.nodes <= 50
 
 
+def test_the_solvers_of_one_book_share_its_packed_form() -> None:
+    board = Board.from_moves("4642332434166445")
+    book, _ = _book_of_children(board, exact=True)
+    first, second = Solver(book=book), Solver(book=book)
+    assert first.book is second.book  # packed once: a book of millions takes 0.3 s to pack
+    other, _ = _book_of_children(board, exact=False)
+    assert Solver(book=other).book is not first.book
+    # The shared array is only read: both still stop at the booked children.
+    for solver in (first, second):
+        solution = solver.solve(board)
+        assert solution is not None and solution.nodes <= 50
+
+
 def test_the_empty_board_is_solved_right_with_the_shipped_book() -> None:
     # The packed book starts with its layer count: the empty board (key 0) once read it as an
     # entry and came out lost (-21, weak -1).
