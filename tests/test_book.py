@@ -33,7 +33,7 @@ from solver.make_book.build import build
 from solver.make_book.cli import DEFAULT_LAYERS_WORK as LAYERS_WORK
 from solver.make_book.cli import SUMMARY_PATH
 from solver.make_book.path import DEFAULT_WORK_PATH, Generator
-from solver.make_book.work import packed, read_records, record_lines
+from solver.make_book.work import Record, WorkFile, packed, read_records, record_lines
 from tests.helpers import random_position
 
 
@@ -273,15 +273,18 @@ def test_generator_meets_mirror_images_without_new_work(tmp_path: Path,
     assert counts[0] == counts[1] > 1
 
 
-def test_a_fresh_clone_unpacks_the_shipped_work_file(tmp_path: Path) -> None:
+def test_a_fresh_clone_reads_the_shipped_work_file_and_a_generator_unpacks_it(
+        tmp_path: Path) -> None:
     work = tmp_path / "work.jsonl"
     work.write_text('{"params": {"first_full": 4}}\n'
                     '{"moves": "4455", "column": 2, "score": 18, "nodes": 3, "seconds": 0.0,'
                     ' "easy": false}\n')
     build(tmp_path / "book.bin", tmp_path / "book.json", path_work=work, layers_work=None)
     work.unlink()
-    records = read_records(work)  # unpacked from work.jsonl.gz
-    assert work.exists() and [r.moves for r in records.values()] == ["4455"]
+    records = read_records(work)  # from work.jsonl.gz, left packed
+    assert not work.exists() and [r.moves for r in records.values()] == ["4455"]
+    WorkFile(work).append([Record("44", 3, 1, True, 1, 0.0)])  # a generator's run unpacks it
+    assert [r.moves for r in record_lines(work)] == ["4455", "44"]
     assert json.loads((tmp_path / "book.json").read_text())["path"]["first_full"] == 4
 
 

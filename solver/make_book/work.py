@@ -8,8 +8,9 @@ A line ``{"params": {...}}`` records the parameters of a run.
 
 Only the generator's parent process writes a work file, a whole line at a time, so an
 interruption can at worst cut the last line short: reading skips a line that is not JSON.
-A work file ``F`` may be shipped compressed as ``F.gz``; the first run in a fresh clone unpacks
-it, and later runs append to the plain file.
+A work file ``F`` may be shipped compressed as ``F.gz``: reading takes it from there while there
+is no plain ``F``; the first run of a generator in a fresh clone unpacks it, and later runs
+append to the plain file.
 """
 
 from __future__ import annotations
@@ -78,9 +79,11 @@ def work_text(path: Path) -> str:
 
 
 def _text_lines(path: Path) -> Iterator[str]:
-    """A work file's lines, read as they are needed (a layer's file has millions)."""
+    """A work file's lines, read as they are needed (a layer's file has millions); a missing
+    work file is read from its shipped compressed copy, which stays packed: reading writes
+    nothing (``WorkFile`` unpacks it before appending)."""
     if path.suffix != ".gz" and not path.exists() and packed(path).exists():
-        work_text(path)  # unpacks the shipped copy
+        path = packed(path)
     if path.suffix == ".gz":
         with gzip.open(path, "rt") as lines:
             yield from lines
