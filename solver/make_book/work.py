@@ -68,14 +68,10 @@ def packed(work: Path) -> Path:
     return work.with_name(work.name + ".gz")
 
 
-def work_text(path: Path) -> str:
-    """A work file's text (``.gz``: compressed); a missing work file is unpacked from its
-    shipped compressed copy if there is one."""
-    if path.suffix == ".gz":
-        return gzip.decompress(path.read_bytes()).decode()
+def unpack(path: Path) -> None:
+    """Unpack a missing work file from its shipped compressed copy, if there is one."""
     if not path.exists() and packed(path).exists():
         path.write_bytes(gzip.decompress(packed(path).read_bytes()))
-    return path.read_text() if path.exists() else ""
 
 
 def _text_lines(path: Path) -> Iterator[str]:
@@ -131,7 +127,7 @@ class WorkFile:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        work_text(path)  # unpack the shipped copy before appending to it
+        unpack(path)  # the shipped copy, before appending to it
         path.parent.mkdir(parents=True, exist_ok=True)
 
     def params(self, params: dict[str, Any]) -> None:
