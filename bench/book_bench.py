@@ -82,7 +82,8 @@ def move_max_rss_mb(book: Path | None, mode: str) -> float:
     """The peak resident memory (MB) of one ``agent.py move`` process."""
     with tempfile.TemporaryDirectory() as folder:
         config = Path(folder) / "config.toml"
-        config.write_text(f'[solver]\nbook = "{book}"\n' if book else "")
+        # json.dumps quotes the path as a TOML basic string (backslashes and quotes escaped)
+        config.write_text(f"[solver]\nbook = {json.dumps(str(book))}\n" if book else "")
         done = subprocess.run(
             [sys.executable, "-c", _PEAK_WRAPPER, str(ROOT / "agent.py"), "move", "44",
              "--mode", mode, "--time", "0.1", "--config", str(config)],
