@@ -212,8 +212,8 @@ class Engine:
         would be solved from a cold table within one move's share.  When no reply to our move
         leads back into the book, the time the book saved goes into the position the opponent
         now faces: its proof is most of the proof of our next position.  When the book proves
-        that position itself (it lies in the complete layers), the positions after each reply
-        are proven instead, centre first: one of them is our next position.
+        that position itself (it lies in the complete layers), a move keeping the outcome is
+        proven for the position after each reply, centre first: one of them is our next.
         """
         assert self.solver is not None and self.book is not None
         if after.is_over():
@@ -225,7 +225,9 @@ class Engine:
         before = self.solver.nodes
         if self.book.covers(after):
             for board in replies:
-                if self.solver.solve(board, weak=True, deadline=deadline) is None:
+                # A move keeping the outcome, not only the outcome: one disc past the book, the
+                # book's floor often proves the outcome without a search (``Solver.floor``).
+                if self.solver.best_move(board, deadline, weak=True) is None:
                     break
         elif self.solver.solve(after, weak=True, deadline=deadline) is not None:
             self.solver.solve(after, deadline=deadline)

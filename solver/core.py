@@ -29,7 +29,8 @@ What keeps the tree small, after Pascal Pons' solver:
 - **symmetry**: in a position equal to its mirror image, only columns 0-3 are searched;
 - **the opening book**: at a node with at most as many discs as the book's complete layers,
   the book's bounds on the score (``pack_book``) narrow the window like the table's, so a line
-  that reaches a booked position stops there.
+  that reaches a booked position stops there; one disc past them, the booked positions before
+  the opponent's last disc bound a root's score from below (``book_floor``).
 
 No I/O, no clock.  The caller bounds the work with a node limit, and the search counts its
 nodes in ``counters`` (``timecontrol.counters``, as for ``search.negamax``; the last row of
@@ -158,6 +159,46 @@ def win_now_score(moves: int) -> int:
 def score_bounds(moves: int) -> tuple[int, int]:
     """The lowest and highest score possible with ``moves`` discs on the board."""
     return -((CELLS - moves) // 2), win_now_score(moves)
+
+
+@njit(inline="always")
+def _book_entry(key: int, book: np.ndarray) -> int:
+    """The index in the packed ``book`` of the position whose key is ``key`` (or of its mirror
+    image), 0 if it is not booked."""
+    mirrored = mirror(key)
+    canonical = mirrored if mirrored < key else key
+    at = 1 + np.searchsorted(book[1:], canonical << _BOOK_SHIFT)  # [0]: discs
+    if at < book.size and (book[at] >> _BOOK_SHIFT) == canonical:
+        return at
+    return 0
+
+
+@njit(cache=True)
+def book_floor(pos: int, mask: int, moves: int, book: np.ndarray) -> int:
+    """A lower bound on the score of a position one disc beyond the book's complete layers
+    (``pos`` the discs of the side to move), from the positions before the opponent's last
+    disc: each is booked, and a position scores at least the negation of any parent's score
+    (the parent's side could have played into it).  ``MIN_SCORE`` when nothing is known.
+
+    A book's complete layers hold outcomes at least: a parent lost for its side to move proves
+    this position won, a drawn one proves it not lost.  This is the one layer beyond the book
+    where the book knows anything: the search's nodes all lie deeper than its root.
+    """
+    best = MIN_SCORE
+    if moves != book[0] + 1 or book.size == 1:
+        return best
+    theirs = pos ^ mask
+    tops = ((mask + bits.BOTTOM_ROW) >> 1) & mask  # the top disc of each column
+    rest = tops & theirs
+    while rest:
+        cell = rest & -rest
+        rest ^= cell
+        at = _book_entry((theirs ^ cell) + (mask ^ cell), book)
+        if at:
+            bound = _BOUND_BIAS - (book[at] & 127)  # minus the parent's upper bound
+            if bound > best:
+                best = bound
+    return best
 
 
 @njit(inline="always")
@@ -345,11 +386,8 @@ def negamax(
                     value = beta
                     continue
             if moves <= book_discs:
-                key = pos + mask
-                mirrored = mirror(key)
-                canonical = mirrored if mirrored < key else key
-                at = 1 + np.searchsorted(book[1:], canonical << _BOOK_SHIFT)  # [0]: discs
-                if at < book.size and (book[at] >> _BOOK_SHIFT) == canonical:
+                at = _book_entry(pos + mask, book)
+                if at:
                     bound = ((book[at] >> 7) & 127) - _BOUND_BIAS
                     if alpha < bound:
                         alpha = bound

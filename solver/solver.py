@@ -136,6 +136,8 @@ class Solver:
         self.table = SolverTable(table_bits)
         # The book's bounds stop the search at booked positions of its complete layers.
         self.book = _packed(book) if book is not None else core.no_book()
+        # Positions of this many discs take a lower bound from the book (core.book_floor).
+        self._past_book = book.complete_discs + 1 if book is not None and book.complete_discs >= 0 else -1
         self.work = core.new_work()
         self._order = core.new_work()  # best_move's order of the columns
         self.clock = clock
@@ -145,11 +147,12 @@ class Solver:
 
     def warm_up(self) -> None:
         """Load (or compile) every compiled function the solver calls, so that no timed call
-        pays for it: ``core.solve``, ``best_move``'s own calls and ``losing_columns``'
-        probes."""
+        pays for it: ``core.solve``, ``best_move``'s own calls, ``losing_columns``' probes
+        and ``floor``'s."""
         board = Board.from_moves(WARM_UP_POSITION)
         self.best_move(board, weak=True)
         self.losing_columns(board)
+        core.book_floor(board.position, board.mask, board.moves, self.book)
 
     # --- the compiled calls, in slices ------------------------------------------------------
 
@@ -213,6 +216,8 @@ class Solver:
         """
         moves = board.moves
         low, high = (-1, 1) if weak else _SCORE_BOUNDS[moves]
+        if moves == self._past_book:
+            low = max(low, min(self.floor(board), high))
         if deadline is None:  # _run's first case, inlined: this is Pons' benchmark's path
             pair = self._solve(board.position, board.mask, moves, low, high, UNLIMITED,
                                self.table.entries, self.work, self.book)
@@ -234,12 +239,22 @@ class Solver:
             result = (result > 0) - (result < 0)
         return Solution(result, nodes)
 
+    def floor(self, board: Board) -> int:
+        """The lowest score ``board`` can have by what the book knows (``core.book_floor``: only
+        one disc beyond the book's complete layers does it know anything), else the lowest score
+        possible with its discs."""
+        low = _SCORE_BOUNDS[board.moves][0]
+        if board.moves != self._past_book:
+            return low
+        return max(low, int(core.book_floor(board.position, board.mask, board.moves, self.book)))
+
     def is_at_most(self, board: Board, value: int, deadline: float | None = None) -> bool | None:
         """Whether the score of ``board`` is ``<= value`` (one null-window search); None: no time.
 
         The side to move must not be able to win with its next disc.
         """
         low, high = core.score_bounds(board.moves)
+        low = max(low, self.floor(board))
         if value >= high:
             return True
         if value < low:

@@ -290,6 +290,54 @@ def test_the_solvers_of_one_book_share_its_packed_form() -> None:
         assert solution is not None and solution.nodes <= 50
 
 
+@pytest.mark.parametrize("exact", [True, False])
+def test_one_disc_past_the_book_a_position_scores_at_least_minus_its_parents_score(exact: bool) -> None:
+    board = Board.from_moves("46423324341664453")  # Middle-Medium's 8th, and its best move: won
+    book, _ = _book_of_children(board, exact)
+    booked, plain = Solver(book=book), Solver()
+    proven_won = 0
+    for child in (board.play(col) for col in board.legal_moves()):
+        if child.is_over():
+            continue
+        # The child's score is known (booked), and after each reply the side to move scores at
+        # least its negation: the floor is the exact score after the best reply (with outcomes
+        # only: 1 after a win, 0 after a draw, nothing after a loss), below it after the others.
+        best = plain.solve(child)
+        assert best is not None
+        known = -best.score if exact or best.score == 0 else (1 if best.score < 0 else core.MIN_SCORE)
+        for grandchild in (child.play(col) for col in child.legal_moves()):
+            if grandchild.is_over():
+                continue
+            floor, truth = booked.floor(grandchild), plain.solve(grandchild)
+            lowest = core.score_bounds(grandchild.moves)[0]
+            assert truth is not None and max(known, lowest) <= floor <= truth.score
+            if floor >= 1:
+                proven_won += 1
+                # Known won at once: the weak solve searches nothing, and "lost?" is answered.
+                solution = booked.solve(grandchild, weak=True)
+                assert solution is not None and (solution.score, solution.nodes) == (1, 0)
+                assert booked.is_at_most(grandchild, 0) is False
+    assert proven_won >= 3
+    # Elsewhere the book knows no floor: the lowest score possible.
+    assert booked.floor(board) == core.score_bounds(board.moves)[0]
+
+
+def test_the_shipped_books_floor_never_exceeds_the_score() -> None:
+    book = load_book()
+    booked, plain = Solver(book=book), Solver()
+    rng = random.Random(3)
+    floors = []
+    for _ in range(12):
+        board = _quiet_position(rng, book.complete_discs + 1)
+        if board.is_over():
+            continue
+        truth = plain.solve(board, weak=True)
+        floor = booked.floor(board)
+        assert truth is not None and (floor < 1 or truth.score == 1) and (floor < 0 or truth.score >= 0)
+        floors.append(floor)
+    assert max(floors) >= 0  # the book proved something
+
+
 def test_the_empty_board_is_solved_right_with_the_shipped_book() -> None:
     # The packed book starts with its layer count: the empty board (key 0) once read it as an
     # entry and came out lost (-21, weak -1).
