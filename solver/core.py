@@ -169,7 +169,7 @@ def _book_entry(key: int, book: np.ndarray) -> int:
     canonical = mirrored if mirrored < key else key
     at = 1 + np.searchsorted(book[1:], canonical << _BOOK_SHIFT)  # [0]: discs
     if at < book.size and (book[at] >> _BOOK_SHIFT) == canonical:
-        return at
+        return int(at)
     return 0
 
 
