@@ -2,7 +2,7 @@
 give: node counts (exact, the same on any machine), not times.
 
     python bench/proof_tail.py [--discs 13-16] [--per 150] [--seed 7] [--budget 153000]
-                               [--json FILE]
+                               [--book] [--json FILE]
 
 For ``--per`` positions per disc count, reached by random play as in ``proof_coverage.py``,
 each question is asked of a fresh solver (a cleared table):
@@ -16,6 +16,10 @@ each question is asked of a fresh solver (a cleared table):
   threads, each taking the next column in the solver's order (most threats, centre first)
   and asking whether it wins, until one does (simulated from each column's proof size alone);
   ``cheapest_win``: the smallest proof of any winning column.
+
+With ``--book`` the solver has the shipped book, as the engine's has: one disc past its
+complete layers, its floor (``Solver.floor``) may answer either question without a node;
+``floor`` counts the positions whose outcome it settles (won, or a draw proven not lost).
 
 It prints, by disc count and outcome, how many positions need more than ``--budget`` nodes
 (153,000: 9 ms of the engine's 10 ms, at 17 million nodes a second, the solver's speed on these
@@ -40,6 +44,7 @@ from board import Board, bits  # noqa: E402
 from board.board import disc_range, disc_range_problem  # noqa: E402
 from board.tactics import non_losing_moves, order_moves  # noqa: E402
 from solver import Solver, core  # noqa: E402
+from solver.book import load_book  # noqa: E402
 
 
 def question(solver: Solver, board: Board, value: int) -> tuple[bool, int]:
@@ -77,12 +82,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--per", type=int, default=150, metavar="N")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--budget", type=int, default=153_000, metavar="NODES")
+    parser.add_argument("--book", action="store_true",
+                        help="give the solver the shipped book (its floor past the complete layers)")
     parser.add_argument("--json", type=Path, metavar="FILE")
     args = parser.parse_args(argv)
     discs_range = disc_range(args.discs)
     if discs_range is None:
         parser.error(disc_range_problem(args.discs))
-    solver = Solver(24)
+    solver = Solver(24, book=load_book() if args.book else None)
     order = core.new_work()
     rng = random.Random(args.seed)
     over: dict[tuple[int, int], dict[str, int]] = defaultdict(lambda: defaultdict(int))
@@ -93,6 +100,8 @@ def main(argv: list[str] | None = None) -> int:
             outcome = -1 if lost else (0 if not_won else 1)
             row = over[(discs, outcome)]
             row["positions"] += 1
+            floor = solver.floor(board)
+            row["floor"] += floor >= 1 or (floor >= 0 and outcome == 0)
             sequence = lost_nodes if lost else lost_nodes + won_nodes
             together = lost_nodes if lost else max(lost_nodes, won_nodes)
             row["sequence"] += sequence > args.budget
@@ -102,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
                 split, cheapest = root_split(solver, board, order)
                 row["root_split"] += split > args.budget
                 row["cheapest_win"] += cheapest > args.budget
-    names = ("positions", "sequence", "together", "won", "root_split", "cheapest_win")
+    names = ("positions", "floor", "sequence", "together", "won", "root_split", "cheapest_win")
     print(f"positions over {args.budget:,} nodes, by disc count and outcome")
     print(f"{'discs':>5} {'outcome':>7} " + " ".join(f"{name:>12}" for name in names))
     for (discs, outcome), row in sorted(over.items()):
@@ -111,6 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         args.json.write_text(json.dumps({
             "discs": args.discs, "per": args.per, "seed": args.seed, "budget": args.budget,
+            "book_complete_discs": load_book().complete_discs if args.book else None,
             "rows": [{"discs": d, "outcome": o, **row} for (d, o), row in sorted(over.items())],
         }, indent=2) + "\n")
     return 0
