@@ -17,8 +17,9 @@ The Python that runs it needs what the engine imports: numpy, numba and pydantic
 (``REQUIRES``), on Python 3.11 or later.
 
 The opening book goes in whole while its file is at most ``BOOK_LIMIT`` bytes; a larger one
-(the book complete to 12 discs is about 9 MB) is cut to its deepest complete layer that fits
-(``Book.up_to``): submissions with data files over about 5-10 MB have been reported to fail.
+(the shipped book, complete to 12 discs, is 7.1 MB) is cut to its deepest complete layer that
+fits (``Book.up_to``; 11 discs, 2.5 MB): submissions with data files over about 5-10 MB have been
+reported to fail.  The book's summary (``book.json``) stays out: it describes the whole book.
 """
 
 from __future__ import annotations
@@ -41,7 +42,6 @@ REQUIRES = "numpy, numba and pydantic 2, on Python 3.11 or later"
 ECOSYSTEMS_MODULES = ("__init__.py", "connectx.py", "session.py")
 # Data files each package reads, beside its .py files (as pyproject.toml's package-data).
 DATA = {"heuristics": ("data/*.json",)}
-BOOK = {"solver": ("data/book.json",)}  # the book itself: ``archive_book``
 BOOK_FILE = "solver/data/book.bin"
 BOOK_LIMIT = 5_000_000  # bytes of the book file in the archive at most
 
@@ -103,8 +103,7 @@ def archive_files(mode: str) -> Iterator[tuple[str, Path]]:
             sources = [folder / name for name in ECOSYSTEMS_MODULES]
         else:
             sources = sorted(path for path in folder.rglob("*.py") if "__pycache__" not in path.parts)
-        patterns = DATA.get(package, ()) + (BOOK.get(package, ()) if mode == Mode.STRONGEST else ())
-        for pattern in patterns:
+        for pattern in DATA.get(package, ()):
             sources += sorted(folder.glob(pattern))
         for path in sources:
             yield f"{package}/{path.relative_to(folder).as_posix()}", path
@@ -135,8 +134,9 @@ def _add_bytes(archive: tarfile.TarFile, name: str, data: bytes) -> None:
 
 
 def write_submission(out: Path, agent: AgentSettings, solver: SolverSettings,
-                     seconds: float | None, *, book_limit: int = BOOK_LIMIT) -> Path:
-    """Write ``out/submission.tar.gz`` for our agent with these settings; return its path.
+                     seconds: float | None, *, book_limit: int = BOOK_LIMIT) -> tuple[Path, int | None]:
+    """Write ``out/submission.tar.gz`` for our agent with these settings; return its path and
+    the discs its opening book is complete to (None: no book, as in course mode).
 
     ``seconds`` caps the time per move (None: ``actTimeout`` less the safety margin).  The
     opening book of strongest mode is the one shipped in ``solver/data``, cut to its deepest
@@ -147,10 +147,12 @@ def write_submission(out: Path, agent: AgentSettings, solver: SolverSettings,
                          " shipped in solver/data; leave solver.book empty")
     out.mkdir(parents=True, exist_ok=True)
     path = out / ARCHIVE
+    book_discs = None
     with tarfile.open(path, "w:gz") as archive:
         _add_bytes(archive, "main.py", main_py(agent, solver, seconds).encode())
         for name, source in archive_files(agent.mode):
             archive.add(source, arcname=name, recursive=False)
         if agent.mode == Mode.STRONGEST:
-            _add_bytes(archive, BOOK_FILE, archive_book(book_limit)[0])
-    return path
+            book, book_discs = archive_book(book_limit)
+            _add_bytes(archive, BOOK_FILE, book)
+    return path, book_discs

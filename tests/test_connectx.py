@@ -116,10 +116,21 @@ def test_a_new_game_is_noticed_from_the_position() -> None:
 
 # --- the submission --------------------------------------------------------------------------
 
-def test_the_archive_holds_main_py_and_what_the_agent_imports(tmp_path: Path) -> None:
-    course = write_submission(tmp_path / "course", AgentSettings(), SolverSettings(), None)
-    strongest = write_submission(tmp_path / "strongest", AgentSettings(mode=Mode.STRONGEST),
-                                 SolverSettings(), 1.0)
+def test_the_archive_holds_main_py_and_what_the_agent_imports(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from solver.book import load_book
+
+    course, no_book = write_submission(tmp_path / "course", AgentSettings(), SolverSettings(), None)
+    assert no_book is None
+    assert agent.main(["kaggle", "--out", str(tmp_path / "strongest"), "--mode", "strongest",
+                       "--time", "1.0"]) == 0
+    strongest = tmp_path / "strongest" / "submission.tar.gz"
+    # The command says which book went in: the shipped one, or its layers that fit.
+    said = capsys.readouterr().out.splitlines()[1]
+    complete = load_book().complete_discs
+    assert (said == f"the opening book in it is the shipped one, complete to {complete} discs"
+            or (said.startswith("the opening book in it is complete to ")
+            and f"(complete to {complete}, " in said))
     with tarfile.open(course) as archive:
         names = set(archive.getnames())
     assert "main.py" in names and "engine/engine.py" in names and "search/negamax.py" in names
@@ -129,6 +140,7 @@ def test_the_archive_holds_main_py_and_what_the_agent_imports(tmp_path: Path) ->
     assert "ecosystems/openspiel.py" not in names  # the other arenas' adapters stay out
     with tarfile.open(strongest) as archive:
         assert "solver/data/book.bin" in archive.getnames()
+        assert "solver/data/book.json" not in archive.getnames()  # it describes the whole book
         main = archive.extractfile("main.py")
         assert main is not None
         text = main.read().decode()
@@ -143,15 +155,15 @@ def test_a_book_too_large_for_the_archive_is_cut_to_the_complete_layers_that_fit
     from solver.book import load_book, read_book
 
     shipped = load_book()
-    path = write_submission(tmp_path, AgentSettings(mode=Mode.STRONGEST), SolverSettings(), None,
-                            book_limit=400_000)
+    path, book_discs = write_submission(tmp_path, AgentSettings(mode=Mode.STRONGEST), SolverSettings(),
+                                        None, book_limit=400_000)
     with tarfile.open(path) as archive:
         data = archive.extractfile("solver/data/book.bin")
         assert data is not None
         (tmp_path / "cut.bin").write_bytes(data.read())
     cut = read_book(tmp_path / "cut.bin")
     assert (tmp_path / "cut.bin").stat().st_size <= 400_000
-    assert 0 <= cut.complete_discs < shipped.complete_discs
+    assert 0 <= cut.complete_discs == book_discs < shipped.complete_discs
     # Every position of the cut book's complete layers, with the shipped book's answer.
     assert len(cut) == len(shipped.up_to(cut.complete_discs))
     for board, entry in cut.entries()[::997]:
