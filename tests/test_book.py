@@ -9,10 +9,11 @@ import random
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from batch import BatchExecutor, open_executor
-from board import Board
+from board import Board, bits
 from board.keys import canonical_key
 from solver import Solver
 from solver.book import (
@@ -25,6 +26,7 @@ from solver.book import (
     BookError,
     build_book,
     decode_key,
+    discs_of,
     load_book,
     read_book,
     save_book,
@@ -210,11 +212,41 @@ def shipped() -> Book:
     return load_book()
 
 
+def _decoded(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``decode_key`` on every key at once: the discs of the side to move and the mask."""
+    keys = keys.astype(np.int64)
+    position = np.zeros_like(keys)
+    mask = np.zeros_like(keys)
+    for col in range(bits.WIDTH):
+        part = (keys >> (col * bits.H1)) & 0x7F
+        height = np.frexp((part + 1).astype(np.float64))[1] - 1  # floor(log2(part + 1))
+        column = (np.int64(1) << height.astype(np.int64)) - 1
+        position |= (part - column) << (col * bits.H1)
+        mask |= column << (col * bits.H1)
+    return position, mask
+
+
+def _has_four(discs: np.ndarray) -> np.ndarray:
+    """``bits.has_four`` on every element at once."""
+    found = np.zeros(discs.shape, dtype=bool)
+    for shift in (1, bits.H1 - 1, bits.H1, bits.H1 + 1):
+        pairs = discs & (discs >> shift)
+        found |= (pairs & (pairs >> (2 * shift))) != 0
+    return found
+
+
 def test_shipped_book_entries_are_legal_positions_with_legal_moves(shipped: Book) -> None:
-    for board, entry in shipped.entries():
-        assert not board.is_over() and board.can_play(entry.column)
-        assert abs(entry.score) <= (43 - board.moves) // 2
-        assert entry.exact or abs(entry.score) == 1
+    # Millions of entries: checked as arrays (a Board per entry took a minute).
+    position, mask = _decoded(shipped.keys)
+    assert (decode_key(int(shipped.keys[-1])) == Board(int(position[-1]), int(mask[-1]),
+                                                        int(discs_of(shipped.keys[-1:])[0])))
+    assert not (_has_four(position) | _has_four(position ^ mask)).any()
+    columns = shipped.columns.astype(np.int64)
+    top = np.int64(1) << (columns * bits.H1 + bits.HEIGHT - 1)  # the column's top cell
+    assert not (mask & top).any()
+    scores = np.abs(shipped.scores.astype(np.int64))
+    assert (scores <= (43 - discs_of(shipped.keys)) // 2).all()
+    assert (shipped.exact.astype(bool) | (scores == 1)).all()
 
 
 def test_shipped_book_covers_the_first_players_early_positions(shipped: Book) -> None:
@@ -233,16 +265,27 @@ def test_shipped_book_covers_the_first_players_early_positions(shipped: Book) ->
         level = following
 
 
-def test_shipped_book_agrees_with_the_solver_on_a_sample(shipped: Book) -> None:
-    """Deep entries only (the early ones take the solver minutes): the score, and the move
-    keeps it."""
+@pytest.mark.parametrize("exact", [True, False])
+def test_shipped_book_agrees_with_the_solver_on_a_sample(shipped: Book, exact: bool) -> None:
+    """Deep entries only (the early ones take the solver minutes), exact ones (the agent's
+    path) and outcome-only ones (the solved layer): the score, and the move keeps it."""
     solver = Solver()
-    entries = [e for e in shipped.entries() if e[0].moves >= 12]
-    for board, entry in random.Random(3).sample(entries, min(6, len(entries))):
-        solution = solver.solve(board, weak=not entry.exact)
+    deep = (discs_of(shipped.keys) >= 12) & (shipped.exact.astype(bool) == exact)
+    indices = [int(i) for i in deep.nonzero()[0]]
+    assert indices
+    for i in random.Random(3).sample(indices, min(6, len(indices))):
+        board = decode_key(int(shipped.keys[i]))
+        entry = BookEntry(int(shipped.columns[i]), int(shipped.scores[i]), exact)
+        solution = solver.solve(board, weak=not exact)
         assert solution is not None and solution.score == entry.score, board
-        if not board.is_winning_move(entry.column):
-            assert solver.is_at_most(board.play(entry.column), -entry.score)
+        if board.is_winning_move(entry.column):
+            continue
+        child = board.play(entry.column)
+        if exact:
+            assert solver.is_at_most(child, -entry.score)
+        else:
+            after = solver.solve(child, weak=True)
+            assert after is not None and after.score == -entry.outcome, board
 
 
 def test_work_file_and_summary_describe_the_shipped_book(shipped: Book) -> None:
