@@ -188,11 +188,13 @@ class Book:
         return Book(self.keys[kept], self.scores[kept], self.columns[kept], self.exact[kept],
                     min(self.complete_discs, discs))
 
-    def entries(self) -> list[tuple[Board, BookEntry]]:
-        """Every stored position with its entry, in the stored orientation."""
-        return [(decode_key(int(k)), BookEntry(int(c), int(s), bool(e)))
-                for k, c, s, e in zip(self.keys, self.columns, self.scores, self.exact,
-                                      strict=True)]
+    def entries(self, min_discs: int = 0) -> list[tuple[Board, BookEntry]]:
+        """Every stored position with at least ``min_discs`` discs, with its entry, in the stored
+        orientation (a Python object each: the whole book to 12 discs takes a minute)."""
+        chosen = (discs_of(self.keys) >= min_discs).nonzero()[0] if min_discs > 0 else range(len(self))
+        return [(decode_key(int(self.keys[i])),
+                 BookEntry(int(self.columns[i]), int(self.scores[i]), bool(self.exact[i])))
+                for i in chosen]
 
 
 def discs_of(keys: np.ndarray) -> np.ndarray:

@@ -178,8 +178,8 @@ def test_at_the_edge_of_the_book_the_solver_warms_up_on_the_next_position() -> N
             after.play(r).is_over() or engine.book.lookup(after.play(r)) is None  # type: ignore[union-attr]
             for r in after.legal_moves())
 
-    edge = next(board for board, entry in engine.book.entries()
-                if board.moves >= 14 and at_edge(board, entry.column))
+    edge = next(board for board, entry in engine.book.entries(min_discs=14)
+                if at_edge(board, entry.column))
     decision = engine.choose(edge, within(engine, 2.0))
     assert decision.source == "book" and decision.nodes > 0
     # The position the opponent now faces is proven: the table answers it at once.
