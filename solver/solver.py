@@ -253,8 +253,7 @@ class Solver:
 
         The side to move must not be able to win with its next disc.
         """
-        low, high = core.score_bounds(board.moves)
-        low = max(low, self.floor(board))
+        low, high = self.floor(board), _SCORE_BOUNDS[board.moves][1]
         if value >= high:
             return True
         if value < low:
