@@ -15,6 +15,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from batch import open_executor
@@ -24,7 +25,14 @@ from solver import Solver
 from solver.book import BookEntry, BookError, read_book
 from solver.make_book import cli
 from solver.make_book.build import build, derive
-from solver.make_book.layers import generate, mirror_moves, pending, positions_after
+from solver.make_book.layers import (
+    generate,
+    layer_positions,
+    mirror_moves,
+    pending,
+    positions_after,
+    recorded_keys,
+)
 from solver.make_book.work import Record, WorkFile, read_records
 from tests.helpers import default_ctrl_c, random_position
 
@@ -50,6 +58,30 @@ def test_positions_after_leaves_out_finished_games() -> None:
     # 54,859 positions after 7 discs, 728 of them won by the first player's 4th disc.
     total = sum(1 if Board.from_moves(mirror_moves(m)).key == k else 2 for k, m in found.items())
     assert total == 54_859 - 728
+
+
+def test_layer_positions_reach_their_keys_and_count_as_the_mapping_does() -> None:
+    layer = layer_positions(9)
+    assert len(layer) == 269_531 and bool(np.all(np.diff(layer.keys) > 0))
+    rows = np.array(random.Random(6).sample(range(len(layer)), 2000))
+    for row, moves in zip(rows.tolist(), layer.move_strings(rows), strict=True):
+        board = Board.from_moves(moves)
+        assert board.key == canonical_key(board)[0] == int(layer.keys[row]) and not board.is_over()
+
+
+def test_recorded_keys_read_whole_records_of_the_layer_only(tmp_path: Path) -> None:
+    """The keys of a work file's records, canonical whichever orientation a record's moves are
+    in; a line cut short, a params line and a record of another layer are not counted."""
+    work = tmp_path / "work.jsonl"
+    mirrored = Record("7753", 3, 1, False, 0, 0.0)  # the mirror image of 1135
+    lines = [json.dumps({"params": {"layer": 4}}), Record("4453", 3, 1, False, 0, 0.0).to_json(),
+             mirrored.to_json(), json.dumps({"column": 1, "moves": "2222", "score": 0}),
+             Record("445", 3, 1, False, 0, 0.0).to_json(),
+             Record("1234", 3, 1, False, 0, 0.0).to_json()[:25]]
+    work.write_text("\n".join(lines))
+    found = recorded_keys(work, 4)
+    expected = [canonical_key(Board.from_moves(m))[0] for m in ("4453", "1135", "2222")]
+    assert found.tolist() == expected
 
 
 def prefill(work: Path, discs: int, missing: int, seed: int = 1) -> list[str]:

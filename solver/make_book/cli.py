@@ -61,7 +61,7 @@ def _parser() -> argparse.ArgumentParser:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
     lay = sub.add_parser("layers", help="solve every position with a given number of discs")
-    lay.add_argument("--discs", type=int, default=None, choices=range(0, 13), metavar="N",
+    lay.add_argument("--discs", type=int, default=None, choices=range(0, 14), metavar="N",
                      help="the layer to solve completely (default: the work file's layer, "
                           f"else {DEFAULT_LAYER})")
     lay.add_argument("--work", type=Path, default=DEFAULT_LAYERS_WORK, metavar="FILE",

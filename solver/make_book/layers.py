@@ -1,9 +1,10 @@
 """Complete layers: every position any play reaches with ``n`` discs, solved for its outcome.
 
-``positions_after(n)`` lists them, one per mirror pair (the book's canonical key), each with a
-move string in the key's orientation; a position where the game is already over is left out
-(nothing is played from it).  ``solve_chunk`` runs in a worker: for each position, the
-outcome for the side to move and a column that keeps it (``Solver.best_move(weak=True)``).
+``layer_positions(n)`` lists them, one per mirror pair (the book's canonical key), each with a
+move string in the key's orientation (on arrays: layer 13 holds 14.1 million positions); a
+position where the game is already over is left out (nothing is played from it).
+``solve_chunk`` runs in a worker: for each position, the outcome for the side to move and a
+column that keeps it (``Solver.best_move(weak=True)``).
 ``pending`` lists the layer once and what its work file lacks; ``generate`` sends those
 positions to an executor in chunks of neighbours in key order and appends each chunk's records
 as it comes back.
@@ -12,40 +13,126 @@ as it comes back.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+from numba import njit
+
 from batch import BatchExecutor
 from board import Board, bits
-from board.keys import canonical_key
-from solver.make_book.work import Record, WorkFile, read_records
+from board.keys import mirror
+from solver.make_book.work import Record, WorkFile, record_moves
 from solver.make_book.worker import worker_solver
 
 
+@njit(cache=True)
+def _children(positions: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Every position one disc on from each of the given ones, those not over, duplicates
+    kept: its canonical key, and the parent's index, the column played (0-based) and whether
+    the canonical key is the mirror image's."""
+    count = positions.size
+    keys = np.empty(count * bits.WIDTH, dtype=np.int64)
+    parents = np.empty(count * bits.WIDTH, dtype=np.int64)
+    columns = np.empty(count * bits.WIDTH, dtype=np.uint8)
+    mirrored = np.empty(count * bits.WIDTH, dtype=np.bool_)
+    n = 0
+    for i in range(count):
+        pos, mask = positions[i], masks[i]
+        for col in range(bits.WIDTH):
+            if not bits.can_play(mask, col):
+                continue
+            cell = bits.drop_cell(mask, col)
+            if bits.has_four(pos | cell):
+                continue  # the game is over there
+            key = (pos ^ mask) + (mask | cell)
+            flipped = mirror(key)
+            keys[n] = min(key, flipped)
+            parents[n] = i
+            columns[n] = col
+            mirrored[n] = flipped < key
+            n += 1
+    return keys[:n], parents[:n], columns[:n], mirrored[:n]
+
+
+@njit(cache=True)
+def _next_level(positions: np.ndarray, masks: np.ndarray, moves: np.ndarray, chosen: np.ndarray,
+                parents: np.ndarray, columns: np.ndarray, mirrored: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The ``chosen`` children (indices into ``parents``, ``columns``, ``mirrored``), each in
+    its canonical orientation: the side to move's discs, the masks and the move strings'
+    columns (1-based, one row a position)."""
+    count = chosen.size
+    out_positions = np.empty(count, dtype=np.int64)
+    out_masks = np.empty(count, dtype=np.int64)
+    out_moves = np.empty((count, moves.shape[1] + 1), dtype=np.uint8)
+    for i in range(count):
+        child = chosen[i]
+        parent = parents[child]
+        cell = bits.drop_cell(masks[parent], columns[child])
+        pos, mask = positions[parent] ^ masks[parent], masks[parent] | cell
+        out_moves[i, :-1] = moves[parent]
+        out_moves[i, -1] = columns[child] + 1
+        if mirrored[child]:
+            pos, mask = mirror(pos), mirror(mask)
+            for j in range(out_moves.shape[1]):
+                out_moves[i, j] = bits.WIDTH + 1 - out_moves[i, j]
+        out_positions[i], out_masks[i] = pos, mask
+    return out_positions, out_masks, out_moves
+
+
+@dataclass(frozen=True)
+class Layer:
+    """The positions not over after ``discs`` discs, one per mirror pair: ``keys`` (canonical,
+    increasing) and, row by row, the move string reaching each in that key's orientation
+    (``moves``: 1-based columns as bytes)."""
+
+    keys: np.ndarray
+    moves: np.ndarray
+
+    def __len__(self) -> int:
+        return int(self.keys.size)
+
+    def move_strings(self, rows: np.ndarray | None = None) -> list[str]:
+        """The move strings of ``rows`` (indices; all by default)."""
+        chosen = self.moves if rows is None else self.moves[rows]
+        if chosen.shape[1] == 0:
+            return [""] * chosen.shape[0]
+        text = (chosen + ord("0")).view(f"S{chosen.shape[1]}").ravel()
+        return [item.decode() for item in text.tolist()]
+
+
+def layers_up_to(discs: int) -> Iterator[Layer]:
+    """The layers of 0 to ``discs`` discs in turn, computed on arrays (layer 13 holds 14.1
+    million positions: a few GB and a few minutes)."""
+    positions = np.zeros(1, dtype=np.int64)
+    masks = np.zeros(1, dtype=np.int64)
+    moves = np.zeros((1, 0), dtype=np.uint8)
+    yield Layer(positions + masks, moves)
+    for _ in range(discs):
+        keys, parents, columns, mirrored = _children(positions, masks)
+        keys, chosen = np.unique(keys, return_index=True)
+        positions, masks, moves = _next_level(positions, masks, moves, chosen, parents,
+                                              columns, mirrored)
+        del parents, columns, mirrored, chosen
+        yield Layer(keys, moves)
+
+
+def layer_positions(discs: int) -> Layer:
+    """Every position any play reaches with ``discs`` discs, not over, one per mirror pair."""
+    *_, last = layers_up_to(discs)
+    return last
+
+
 def positions_after(discs: int) -> dict[int, str]:
-    """``{canonical key: move string}`` of the positions not over after ``discs`` discs.
+    """``{canonical key: move string}`` of the positions not over after ``discs`` discs
+    (``layer_positions`` as a mapping).
 
     The move string's position has the canonical key itself (not its mirror image).
     """
-    level: dict[int, tuple[Board, str]] = {Board().key: (Board(), "")}
-    for _ in range(discs):
-        following: dict[int, tuple[Board, str]] = {}
-        for board, moves in level.values():
-            if board.is_over():
-                continue
-            for col in board.legal_moves():
-                child = board.play_unchecked(col)
-                following.setdefault(child.key, (child, moves + str(col + 1)))
-        level = following
-    found: dict[int, str] = {}
-    for board, moves in level.values():
-        if board.is_over():
-            continue
-        key, mirrored = canonical_key(board)
-        if key not in found:
-            found[key] = mirror_moves(moves) if mirrored else moves
-    return found
+    layer = layer_positions(discs)
+    return dict(zip(layer.keys.tolist(), layer.move_strings(), strict=True))
 
 
 def mirror_moves(moves: str) -> str:
@@ -67,12 +154,35 @@ class Pending:
         return self.total - len(self.todo)
 
 
+@njit(cache=True)
+def _canonical_keys(moves: np.ndarray) -> np.ndarray:
+    """The canonical key of the position after each row of ``moves`` (1-based columns)."""
+    keys = np.empty(moves.shape[0], dtype=np.int64)
+    for i in range(moves.shape[0]):
+        pos = mask = 0
+        for j in range(moves.shape[1]):
+            pos ^= mask
+            mask |= bits.drop_cell(mask, moves[i, j] - 1)
+        key = pos + mask  # (pos: the discs of the side that did not play last, as in a Board)
+        keys[i] = min(key, mirror(key))
+    return keys
+
+
+def recorded_keys(work: Path, discs: int) -> np.ndarray:
+    """The canonical keys of the positions of ``discs`` discs that ``work`` has records of."""
+    strings = [moves for moves in record_moves(work) if len(moves) == discs]
+    if not strings:
+        return np.zeros(0, dtype=np.int64)
+    matrix = np.frombuffer("".join(strings).encode(), dtype=np.uint8).reshape(len(strings), discs)
+    return _canonical_keys(matrix - ord("0"))
+
+
 def pending(discs: int, work: Path) -> Pending:
-    """The ``discs`` layer and what ``work`` lacks of it (listing layer 12 takes minutes: once
+    """The ``discs`` layer and what ``work`` lacks of it (listing layer 13 takes minutes: once
     per run)."""
-    layer = positions_after(discs)
-    known = read_records(work)
-    return Pending(discs, len(layer), [layer[key] for key in sorted(layer) if key not in known])
+    layer = layer_positions(discs)
+    missing = np.flatnonzero(~np.isin(layer.keys, recorded_keys(work, discs)))
+    return Pending(discs, len(layer), layer.move_strings(missing))
 
 
 def solve_chunk(moves_list: Sequence[str], table_bits: int) -> list[Record]:

@@ -26,6 +26,9 @@ from batch.lines import append_lines
 from board import Board, bits
 from board.keys import canonical_key
 
+# How ``Record.to_json`` starts a line: ``record_moves`` reads the move string without parsing.
+_MOVES_FIRST = '{"moves":"'
+
 
 @dataclass(frozen=True, slots=True)
 class Record:
@@ -103,6 +106,21 @@ def record_lines(path: Path) -> Iterable[Record]:
     for data in _lines(path):
         if "moves" in data:
             yield Record.from_json(data)
+
+
+def record_moves(path: Path) -> Iterator[str]:
+    """The move strings of a work file's records, in the order written, without making the
+    records (a layer's work file holds millions)."""
+    for line in _text_lines(path):
+        if line.startswith(_MOVES_FIRST) and line.endswith("}\n"):  # a whole record
+            yield line[len(_MOVES_FIRST):line.index('"', len(_MOVES_FIRST))]
+        elif line.startswith(_MOVES_FIRST) or '"moves"' in line:
+            try:
+                data = json.loads(line)
+            except json.JSONDecodeError:
+                continue  # a line cut short by an interruption
+            if isinstance(data, dict) and "moves" in data:
+                yield str(data["moves"])
 
 
 def read_records(path: Path) -> dict[int, Record]:
