@@ -66,7 +66,8 @@ MAX_SCORE = (CELLS + 1) // 2
 # counters[] slots after the shared ones (timecontrol.counters)
 LOW = BASE_SLOTS  # the score is known to be >= counters[LOW] ...
 HIGH = BASE_SLOTS + 1  # ... and <= counters[HIGH]
-N_COUNTERS = BASE_SLOTS + 2
+TOTAL = BASE_SLOTS + 2  # the nodes of every ``solve`` call with this ``work``
+N_COUNTERS = BASE_SLOTS + 3
 
 # What ``solve`` returns when it is not a score.
 UNFINISHED = 100  # the node limit stopped the search: call again with RESUME to go on
@@ -512,12 +513,13 @@ def solve(
 ) -> tuple[int, int]:
     """Narrow ``[low, high]`` around the score of the position (``pos`` the discs of the side
     to move) with null-window searches, within ``node_limit`` nodes; return the result and
-    the nodes searched.
+    the nodes searched (also added to ``counters[TOTAL]``).
 
-    ``[low, high]`` must hold the score: ``score_bounds(moves)`` for the exact score, or
-    ``[-1, 1]`` for its sign only (the result then has the score's sign, and may be any
-    value of that sign the search proved).  With ``low > high`` (``RESUME``) the call goes on
-    from the window the previous one left in ``work``.  The result is the score, or
+    ``[low, high]`` must hold the score, and is first narrowed to ``score_bounds(moves)``:
+    ``[MIN_SCORE, MAX_SCORE]`` for the exact score, or ``[-1, 1]`` for its sign only (the
+    result then has the score's sign, and may be any value of that sign the search proved).
+    With ``low > high`` (``RESUME``) the call goes on from the window the previous one left in
+    ``work``.  The result is the score, or
     ``UNFINISHED`` when the node limit stopped the search (call again with ``RESUME`` to go
     on), or ``GAME_OVER`` for a finished game; the score of winning at once is returned
     without a node searched.
@@ -533,8 +535,9 @@ def solve(
             return GAME_OVER, 0
         if winning_moves(pos, mask):
             return win_now_score(moves), 0
-        counters[LOW] = low
-        counters[HIGH] = high
+        lowest, highest = score_bounds(moves)
+        counters[LOW] = max(low, lowest)
+        counters[HIGH] = min(high, highest)
         if moves < TABLE_PLIES - 1:
             # The root's children's slots, fetched for the entries their searches will store
             # (the root fetches its own on entry).
@@ -570,6 +573,7 @@ def solve(
     counters[LOW] = low
     counters[HIGH] = high
     nodes = min(counters[NODES], node_limit)  # an aborted search counted one node past it
+    counters[TOTAL] += nodes
     # int(): compiled, a no-op; run as Python (NUMBA_DISABLE_JIT=1), no NumPy integers out.
     return int(low if low >= high else UNFINISHED), int(nodes)
 

@@ -41,6 +41,7 @@ WARM_UP_POSITION = "5554224333234511764415115"
 FIRST_SLICE_NODES = 20_000
 MIN_SLICE_NODES = 1_000
 _GAME_OVER = core.GAME_OVER
+_MIN_SCORE, _MAX_SCORE = core.MIN_SCORE, core.MAX_SCORE
 # The lowest and the highest score with n discs on the board (core.score_bounds), by n.
 _SCORE_BOUNDS = [(-((bits.CELLS - n) // 2), (bits.CELLS + 1 - n) // 2) for n in range(bits.CELLS + 1)]
 _new_tuple = tuple.__new__
@@ -134,6 +135,7 @@ class Solver:
     def __init__(self, table_bits: int = 24, *, clock: Clock = time.perf_counter,
                  book: Book | None = None) -> None:
         self.table = SolverTable(table_bits)
+        self._entries = self.table.entries  # (read on every solve)
         # The book's bounds stop the search at booked positions of its complete layers.
         self.book = _packed(book) if book is not None else core.no_book()
         # Positions of this many discs take a lower bound from the book (core.book_floor).
@@ -141,9 +143,17 @@ class Solver:
         self.work = core.new_work()
         self._order = core.new_work()  # best_move's order of the columns
         self.clock = clock
-        self.nodes = 0  # total searched by this solver
         # Kept between calls: the node rate measured in one call sizes the next call's slices.
         self.slices = SliceSizer(FIRST_SLICE_NODES, MIN_SLICE_NODES)
+
+    @property
+    def nodes(self) -> int:
+        """The nodes searched by this solver (since it was made, or ``nodes`` was set)."""
+        return int(self.work[core.COUNTERS_ROW, core.TOTAL])
+
+    @nodes.setter
+    def nodes(self, value: int) -> None:
+        self.work[core.COUNTERS_ROW, core.TOTAL] = value
 
     def warm_up(self) -> None:
         """Load (or compile) every compiled function the solver calls, so that no timed call
@@ -167,8 +177,7 @@ class Solver:
         """
         if deadline is None:
             result, nodes = self._solve(board.position, board.mask, board.moves, low, high,
-                                        UNLIMITED, self.table.entries, self.work, self.book)
-            self.nodes += nodes
+                                        UNLIMITED, self._entries, self.work, self.book)
         else:
             found = self._run_slices(board, low, high, deadline)
             if found is None:
@@ -185,12 +194,11 @@ class Solver:
         if now >= deadline:
             return None
         result, nodes = self._solve(board.position, board.mask, board.moves, low, high,
-                                    self.slices.next(deadline - now), self.table.entries,
+                                    self.slices.next(deadline - now), self._entries,
                                     self.work, self.book)
         total = 0
         while True:
             after = self.clock()
-            self.nodes += nodes
             total += nodes
             self.slices.measured(nodes, after - now)
             if result != core.UNFINISHED:
@@ -199,7 +207,7 @@ class Solver:
             if now >= deadline:
                 return None
             result, nodes = self._solve(board.position, board.mask, board.moves, *core.RESUME,
-                                        self.slices.next(deadline - now), self.table.entries,
+                                        self.slices.next(deadline - now), self._entries,
                                         self.work, self.book)
 
     def _check(self, board: Board) -> None:
@@ -214,26 +222,23 @@ class Solver:
         ``None`` if ``deadline`` (a time of the solver's clock) passed first.  Raises
         ``IllegalMove`` if the game is over.
         """
-        moves = board.moves
-        low, high = (-1, 1) if weak else _SCORE_BOUNDS[moves]
-        if moves == self._past_book:
-            low = max(low, min(self.floor(board), high))
-        if deadline is None:  # _run's first case, inlined: this is Pons' benchmark's path
-            pair = self._solve(board.position, board.mask, moves, low, high, UNLIMITED,
-                               self.table.entries, self.work, self.book)
-            result, nodes = pair
-            self.nodes += nodes
-            if result == _GAME_OVER:
+        if deadline is None and not weak and board.moves != self._past_book:
+            # Pons' benchmark's path, kept short: on his easiest set (33 nodes a position) each
+            # operation of Python here costs about as much as a node.
+            pair = self._solve(board.position, board.mask, board.moves, _MIN_SCORE, _MAX_SCORE,
+                               UNLIMITED, self._entries, self.work, self.book)
+            if pair[0] == _GAME_OVER:
                 raise IllegalMove("the game is over: there is nothing to solve")
-            if not weak:
-                # Solution(result, nodes), without the Python frame of a NamedTuple's __new__
-                solution: Solution = _new_tuple(Solution, pair)
-                return solution
-        else:
-            found = self._run(board, low, high, deadline)
-            if found is None:
-                return None
-            result, nodes = found
+            # Solution(*pair), without the Python frame of a NamedTuple's __new__
+            solution: Solution = _new_tuple(Solution, pair)
+            return solution
+        low, high = (-1, 1) if weak else (_MIN_SCORE, _MAX_SCORE)
+        if board.moves == self._past_book:
+            low = max(low, min(self.floor(board), high))
+        found = self._run(board, low, high, deadline)
+        if found is None:
+            return None
+        result, nodes = found
         if weak:
             # The narrowing can end on a bound beyond [-1, 1] (a table bound); its sign holds.
             result = (result > 0) - (result < 0)
