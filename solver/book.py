@@ -62,7 +62,7 @@ from solver import core
 MAGIC = b"C4BOOK03"
 MAGIC_V2 = b"C4BOOK02"
 MAGIC_V1 = b"C4BOOK01"
-ENTRY_BYTES = 11  # a key, a score, a column and a flag
+ENTRY_BYTES = 11  # in the file: a key, a score, a column and a flag
 _HEADER = struct.Struct("<8sIB32s")
 _HEADER_V1 = struct.Struct("<8sI32s")
 NO_COMPLETE_LAYER = 255
@@ -118,34 +118,80 @@ def decode_key(key: int) -> Board:
 
 @dataclass(frozen=True)
 class Book:
-    """Sorted canonical keys with their scores, columns and exact flags (see the module
-    docstring); every position with at most ``complete_discs`` discs is in it (-1: none)."""
+    """The booked positions as the solver's core probes them (``packed``: element 0 the
+    complete layers, every position with at most that many discs being booked, -1 for none;
+    then one int64 per position, sorted by canonical key: ``solver.core.pack_entries``), read
+    by Python and by compiled code alike.  One int64 a position: a book complete to 13 discs
+    holds 23 million.  ``keys``, ``scores``, ``columns`` and ``exact`` decode the whole book
+    into arrays (for tools and tests)."""
 
-    keys: np.ndarray
-    scores: np.ndarray
-    columns: np.ndarray
-    exact: np.ndarray
-    complete_discs: int = -1
+    packed: np.ndarray
+
+    @classmethod
+    def of(cls, keys: np.ndarray, scores: np.ndarray, columns: np.ndarray, exact: np.ndarray,
+           complete_discs: int = -1) -> Book:
+        """A book of sorted canonical keys with their scores (exact, or where ``exact`` is 0
+        the outcome), columns and exact flags."""
+        packed = np.empty(keys.size + 1, dtype=np.int64)
+        packed[0] = complete_discs
+        core.pack_entries(keys, scores, columns, exact, packed[1:])
+        return cls(packed)
+
+    @property
+    def complete_discs(self) -> int:
+        return int(self.packed[0])
+
+    @property
+    def _entries(self) -> np.ndarray:
+        return self.packed[1:]
 
     def __len__(self) -> int:
-        return int(self.keys.size)
+        return int(self.packed.size - 1)
+
+    @property
+    def keys(self) -> np.ndarray:
+        """The canonical keys, increasing (int64)."""
+        return self._entries >> core.BOOK_KEY_SHIFT
+
+    @property
+    def columns(self) -> np.ndarray:
+        """The column of each entry (int8, in the stored orientation)."""
+        return (self._entries & core.COLUMN_MASK).astype(np.int8)
+
+    @property
+    def exact(self) -> np.ndarray:
+        """1 where the score is exact (uint8)."""
+        return (_codes(self._entries) < core.WIN_CODE).astype(np.uint8)
+
+    @property
+    def scores(self) -> np.ndarray:
+        """The exact score, or where ``exact`` is 0 the outcome (int8)."""
+        codes = _codes(self._entries)
+        return np.where(codes < core.WIN_CODE, codes + core.MIN_SCORE,
+                        np.where(codes == core.WIN_CODE, 1, -1)).astype(np.int8)
 
     def _find(self, key: int) -> int:
-        i = int(np.searchsorted(self.keys, key))
-        if i < self.keys.size and int(self.keys[i]) == key:
+        entries = self._entries
+        i = int(np.searchsorted(entries, key << core.BOOK_KEY_SHIFT))
+        if i < entries.size and int(entries[i]) >> core.BOOK_KEY_SHIFT == key:
             return i
         return -1
+
+    def _entry(self, i: int, mirrored: bool = False) -> BookEntry:
+        packed = int(self._entries[i])
+        code = (packed >> core.CODE_SHIFT) & core.CODE_MASK
+        col = packed & core.COLUMN_MASK
+        if mirrored:
+            col = bits.WIDTH - 1 - col
+        if code < core.WIN_CODE:
+            return BookEntry(col, code + core.MIN_SCORE, True)
+        return BookEntry(col, 1 if code == core.WIN_CODE else -1, False)
 
     def lookup(self, board: Board) -> BookEntry | None:
         """The entry for ``board`` (its column in ``board``'s orientation), or None."""
         key, mirrored = canonical_key(board)
         i = self._find(key)
-        if i < 0:
-            return None
-        col = int(self.columns[i])
-        if mirrored:
-            col = bits.WIDTH - 1 - col
-        return BookEntry(col, int(self.scores[i]), bool(self.exact[i]))
+        return None if i < 0 else self._entry(i, mirrored)
 
     def column_scores(self, board: Board) -> dict[int, int]:
         """The exact scores the book knows of ``board``'s legal columns (a winning move's
@@ -167,16 +213,6 @@ class Book:
             scores[found.column] = found.score
         return scores
 
-    def bounds(self) -> tuple[np.ndarray, np.ndarray, int]:
-        """What the solver's core probes: the keys, a lower and an upper bound on each score
-        (an outcome gives a one-sided bound), and the layers it may probe (every position with
-        at most that many discs is booked)."""
-        exact = self.exact.astype(bool)
-        scores = self.scores  # int8: no wider copies of a book of millions
-        low = np.where(exact | (scores >= 0), scores, np.int8(core.MIN_SCORE))
-        high = np.where(exact | (scores <= 0), scores, np.int8(core.MAX_SCORE))
-        return self.keys, np.stack([low, high], axis=1).astype(np.int8), self.complete_discs
-
     def covers(self, board: Board) -> bool:
         """True if ``board`` lies in the complete layers (the book has every such position)."""
         return board.moves <= self.complete_discs
@@ -185,16 +221,19 @@ class Book:
         """The positions with at most ``discs`` discs (a smaller book, complete as far as both
         are)."""
         kept = discs_of(self.keys) <= discs
-        return Book(self.keys[kept], self.scores[kept], self.columns[kept], self.exact[kept],
-                    min(self.complete_discs, discs))
+        return Book(np.concatenate([[min(self.complete_discs, discs)], self._entries[kept]]))
 
     def entries(self, min_discs: int = 0) -> list[tuple[Board, BookEntry]]:
         """Every stored position with at least ``min_discs`` discs, with its entry, in the stored
         orientation (a Python object each: the whole book to 12 discs takes a minute)."""
         chosen = (discs_of(self.keys) >= min_discs).nonzero()[0] if min_discs > 0 else range(len(self))
-        return [(decode_key(int(self.keys[i])),
-                 BookEntry(int(self.columns[i]), int(self.scores[i]), bool(self.exact[i])))
+        return [(decode_key(int(self._entries[i]) >> core.BOOK_KEY_SHIFT), self._entry(int(i)))
                 for i in chosen]
+
+
+def _codes(entries: np.ndarray) -> np.ndarray:
+    """The value codes of packed entries (``solver.core.pack_entries``)."""
+    return (entries >> core.CODE_SHIFT) & core.CODE_MASK
 
 
 def discs_of(keys: np.ndarray) -> np.ndarray:
@@ -210,11 +249,11 @@ def build_book(entries: dict[int, BookEntry], complete_discs: int = -1) -> Book:
     """A book from ``{canonical key: entry}`` (columns in the key's orientation)."""
     keys = np.array(sorted(entries), dtype=np.int64)
     ordered = [entries[int(k)] for k in keys]
-    return Book(keys,
-                np.array([e.score for e in ordered], dtype=np.int8),
-                np.array([e.column for e in ordered], dtype=np.int8),
-                np.array([e.exact for e in ordered], dtype=np.uint8),
-                complete_discs)
+    return Book.of(keys,
+                   np.array([e.score for e in ordered], dtype=np.int8),
+                   np.array([e.column for e in ordered], dtype=np.int8),
+                   np.array([e.exact for e in ordered], dtype=np.uint8),
+                   complete_discs)
 
 
 def save_book(book: Book, path: str | Path) -> None:
@@ -269,18 +308,27 @@ def read_book(path: str | Path) -> Book:
                         f" expected {width * count} (truncated?)")
     if hashlib.sha256(payload).digest() != digest:
         raise BookError(f"opening book {path}: checksum mismatch (damaged file)")
-    # Checked on views and bool arrays, without int64 copies: a book complete to 12 discs holds
-    # 9.2 million positions, and each int64 copy of its keys adds 74 MB to a start-up's peak.
+    # Unpacked into the book's one array and checked on views and bool arrays, without int64
+    # copies: a book complete to 13 discs holds 23 million positions, and each int64 copy of
+    # its keys would add 190 MB to a start-up's peak.
+    packed = np.empty(count + 1, dtype=np.int64)
+    packed[0] = -1 if complete == NO_COMPLETE_LAYER else int(complete)
+    keys = packed[1:]
     stored = np.frombuffer(payload, dtype="<i8", count=count)  # a view of the payload
-    keys = np.cumsum(stored, dtype=np.int64) if differences else stored.astype(np.int64)
+    if differences:
+        np.cumsum(stored, out=keys)
+    else:
+        keys[:] = stored
     if count and not (keys[1:] > keys[:-1]).all():
         raise BookError(f"opening book {path}: keys are not strictly increasing")
     if count and keys[0] < 0:
         raise BookError(f"opening book {path}: a key is negative")
-    scores = np.frombuffer(payload, dtype="i1", count=count, offset=8 * count).astype(np.int8)
-    columns = np.frombuffer(payload, dtype="i1", count=count, offset=9 * count).astype(np.int8)
+    if count and keys[-1] >> (bits.WIDTH * bits.H1):
+        raise BookError(f"opening book {path}: a key has bits beyond the board")
+    scores = np.frombuffer(payload, dtype="i1", count=count, offset=8 * count)
+    columns = np.frombuffer(payload, dtype="i1", count=count, offset=9 * count)
     if width == 11:
-        exact = np.frombuffer(payload, dtype="u1", count=count, offset=10 * count).astype(np.uint8)
+        exact = np.frombuffer(payload, dtype="u1", count=count, offset=10 * count)
     else:
         exact = np.ones(count, dtype=np.uint8)
     if count and not ((columns >= 0) & (columns < bits.WIDTH)).all():
@@ -292,8 +340,8 @@ def read_book(path: str | Path) -> Book:
         raise BookError(f"opening book {path}: a flag is neither 0 nor 1")
     if count and not (exact.astype(bool) | ((scores >= -1) & (scores <= 1))).all():
         raise BookError(f"opening book {path}: an outcome-only entry is not -1, 0 or 1")
-    return Book(keys, scores, columns, exact,
-                -1 if complete == NO_COMPLETE_LAYER else int(complete))
+    core.pack_entries(keys, scores, columns, exact, keys)
+    return Book(packed)
 
 
 _loaded: dict[Path, Book] = {}

@@ -28,9 +28,10 @@ What keeps the tree small, after Pascal Pons' solver:
   set by 28 % (``tests/test_solver.py`` checks them against plain minimax);
 - **symmetry**: in a position equal to its mirror image, only columns 0-3 are searched;
 - **the opening book**: at a node with at most as many discs as the book's complete layers,
-  the book's bounds on the score (``pack_book``) narrow the window like the table's, so a line
-  that reaches a booked position stops there; one disc past them, the booked positions before
-  the opponent's last disc bound a root's score from below (``book_floor``).
+  the book's bounds on the score (``pack_entries``, ``book_bounds``) narrow the window like
+  the table's, so a line that reaches a booked position stops there; one disc past them, the
+  booked positions before the opponent's last disc bound a root's score from below
+  (``book_floor``).
 
 No I/O, no clock.  The caller bounds the work with a node limit, and the search counts its
 nodes in ``counters`` (``timecontrol.counters``, as for ``search.negamax``; the last row of
@@ -115,9 +116,16 @@ _S_WIDTH = 14
 COUNTERS_ROW = CELLS + 1
 assert N_COUNTERS <= _S_WIDTH
 
-# A packed book entry (``pack_book``): the canonical key above two 7-bit bounds, each + 64.
-_BOOK_SHIFT = 14
-_BOUND_BIAS = 64
+# A booked position as one int64 (``pack_entries``): its canonical key (below ``2**49``) above
+# a 6-bit code of its value (an exact score ``s`` as ``s - MIN_SCORE``, 0-42; ``WIN_CODE`` and
+# ``LOSS_CODE`` for a win or a loss known as an outcome only; a draw is always exact) above the
+# 3-bit column keeping it.  Sorted entries sort by key.
+BOOK_KEY_SHIFT = 9
+CODE_SHIFT = 3
+CODE_MASK = 63
+COLUMN_MASK = 7
+WIN_CODE = MAX_SCORE - MIN_SCORE + 1
+LOSS_CODE = WIN_CODE + 1
 _PACK_BLOCK = 1 << 20
 
 
@@ -128,25 +136,34 @@ def new_work() -> np.ndarray:
     return np.zeros((COUNTERS_ROW + 1, _S_WIDTH), dtype=np.int64)
 
 
-def pack_book(keys: np.ndarray, bounds: np.ndarray, discs: int) -> np.ndarray:
-    """The book as the core probes it (``solver.book.Book.bounds`` gives the parts): element 0
-    is ``discs``, the book's complete layers (every position with at most that many discs is
-    in it); then one int64 per position, sorted: its canonical key (below ``2**49``) shifted
-    left by 14, above its lower and its upper bound on the score, each plus 64 in 7 bits."""
-    packed = np.empty(keys.size + 1, dtype=np.int64)
-    packed[0] = discs
-    # Filled a block at a time: a book complete to 12 discs holds 9.2 million positions, and
-    # int64 temporaries of all of them would add hundreds of MB to the peak of a start-up.
+def pack_entries(keys: np.ndarray, scores: np.ndarray, columns: np.ndarray, exact: np.ndarray,
+                 out: np.ndarray) -> None:
+    """Write the entries (sorted canonical keys; scores, exact or, where ``exact`` is 0, the
+    outcome; columns) into ``out`` (int64, one per key), a block at a time: a book complete
+    to 13 discs holds 23 million positions, and int64 temporaries of all of them would add
+    hundreds of MB to the peak of a start-up.  ``keys`` may be ``out`` itself."""
     for start in range(0, keys.size, _PACK_BLOCK):
         end = min(start + _PACK_BLOCK, keys.size)
-        wide = bounds[start:end].astype(np.int64) + _BOUND_BIAS
-        packed[1 + start:1 + end] = ((keys[start:end].astype(np.int64) << _BOOK_SHIFT)
-                                     | (wide[:, 0] << 7) | wide[:, 1])
-    return packed
+        score = scores[start:end].astype(np.int64)
+        code = np.where(exact[start:end].astype(bool) | (score == 0), score - MIN_SCORE,
+                        np.where(score > 0, WIN_CODE, LOSS_CODE))
+        out[start:end] = ((keys[start:end].astype(np.int64) << BOOK_KEY_SHIFT)
+                          | (code << CODE_SHIFT) | columns[start:end].astype(np.int64))
+
+
+@njit(cache=True, inline="always")
+def book_bounds(entry: int) -> tuple[int, int]:
+    """The lower and the upper bound on the score of a packed book entry."""
+    code = (entry >> CODE_SHIFT) & CODE_MASK
+    if code < WIN_CODE:
+        return code + MIN_SCORE, code + MIN_SCORE
+    if code == WIN_CODE:
+        return 1, MAX_SCORE
+    return MIN_SCORE, -1
 
 
 def no_book() -> np.ndarray:
-    """The packed book of a search without a book."""
+    """The packed book of a search without a book (element 0: no complete layer)."""
     return np.array([-1], dtype=np.int64)
 
 
@@ -168,8 +185,8 @@ def _book_entry(key: int, book: np.ndarray) -> int:
     image), 0 if it is not booked."""
     mirrored = mirror(key)
     canonical = mirrored if mirrored < key else key
-    at = 1 + np.searchsorted(book[1:], canonical << _BOOK_SHIFT)  # [0]: discs
-    if at < book.size and (book[at] >> _BOOK_SHIFT) == canonical:
+    at = 1 + np.searchsorted(book[1:], canonical << BOOK_KEY_SHIFT)  # [0]: discs
+    if at < book.size and (book[at] >> BOOK_KEY_SHIFT) == canonical:
         return int(at)
     return 0
 
@@ -196,7 +213,7 @@ def book_floor(pos: int, mask: int, moves: int, book: np.ndarray) -> int:
         rest ^= cell
         at = _book_entry((theirs ^ cell) + (mask ^ cell), book)
         if at:
-            bound = _BOUND_BIAS - (book[at] & 127)  # minus the parent's upper bound
+            bound = -book_bounds(book[at])[1]  # minus the parent's upper bound
             if bound > best:
                 best = bound
     return best
@@ -389,15 +406,14 @@ def negamax(
             if moves <= book_discs:
                 at = _book_entry(pos + mask, book)
                 if at:
-                    bound = ((book[at] >> 7) & 127) - _BOUND_BIAS
-                    if alpha < bound:
-                        alpha = bound
+                    lowest, highest = book_bounds(book[at])
+                    if alpha < lowest:
+                        alpha = lowest
                         if alpha >= beta:
                             value = alpha
                             continue
-                    bound = (book[at] & 127) - _BOUND_BIAS
-                    if beta > bound:
-                        beta = bound
+                    if beta > highest:
+                        beta = highest
                         if alpha >= beta:
                             value = beta
                             continue
@@ -579,7 +595,7 @@ def solve(
 
 
 # ``solve``'s argument types, as the solver makes its arrays: six ints, the table
-# (``solver.table.new_entries``), ``work`` (``new_work``) and the packed book (``pack_book``).
+# (``solver.table.new_entries``), ``work`` (``new_work``) and the packed book (``solver.book.Book.packed``).
 SOLVE_SIGNATURE = (types.int64,) * 6 + (
     types.Array(types.uint32, 1, "C"), types.Array(types.int64, 2, "C"),
     types.Array(types.int64, 1, "C"))

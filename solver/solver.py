@@ -104,20 +104,6 @@ def _load_solve(*args: int | np.ndarray) -> tuple[int, int]:
     return entry(*args)
 
 
-# Each book's packed form (``core.pack_book``) by the book's identity, made once per process and
-# shared, read only, by every solver of that book: packing a book complete to 12 discs takes
-# 0.3 s and 74 MB, and tournaments build an engine per game.  The book is kept with it, so its
-# identity is not reused.
-_packed_books: dict[int, tuple[Book, np.ndarray]] = {}
-
-
-def _packed(book: Book) -> np.ndarray:
-    found = _packed_books.get(id(book))
-    if found is None:
-        found = _packed_books[id(book)] = (book, core.pack_book(*book.bounds()))
-    return found[1]
-
-
 class Solver:
     """An exact Connect Four solver with a table kept between calls.
 
@@ -137,7 +123,7 @@ class Solver:
         self.table = SolverTable(table_bits)
         self._entries = self.table.entries  # (read on every solve)
         # The book's bounds stop the search at booked positions of its complete layers.
-        self.book = _packed(book) if book is not None else core.no_book()
+        self.book = book.packed if book is not None else core.no_book()
         # Positions of this many discs take a lower bound from the book (core.book_floor).
         self._past_book = book.complete_discs + 1 if book is not None and book.complete_discs >= 0 else -1
         self.work = core.new_work()

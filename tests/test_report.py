@@ -25,7 +25,7 @@ PNG = b"\x89PNG\r\n\x1a\n"
 def outcome_only(book: Book) -> Book:
     """``book`` with only the outcome of each position, as the complete layers store it."""
     scores = np.sign(book.scores).astype(np.int8)
-    return Book(book.keys, scores, book.columns, (scores == 0).astype(np.uint8), -1)
+    return Book.of(book.keys, scores, book.columns, (scores == 0).astype(np.uint8), -1)
 
 
 def weak_score(solver: Solver, board: Board) -> int:

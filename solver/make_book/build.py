@@ -135,8 +135,7 @@ class Entries:
                          bool(self.exact[index]))
 
     def book(self, complete_discs: int) -> Book:
-        return Book(self.keys, self.scores, self.columns, self.exact.astype(np.uint8),
-                    complete_discs)
+        return Book.of(self.keys, self.scores, self.columns, self.exact, complete_discs)
 
 
 def layer_entries(work: Path) -> Entries:
