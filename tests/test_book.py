@@ -15,7 +15,7 @@ import pytest
 from batch import BatchExecutor, open_executor
 from board import Board, bits
 from board.keys import canonical_key
-from solver import Solver
+from solver import Solver, core
 from solver.book import (
     DEFAULT_BOOK_PATH,
     MAGIC,
@@ -47,6 +47,30 @@ def small_book(tmp_path: Path) -> Path:
     save_book(build_book({key: BookEntry(col, -3, True),
                           canonical_key(Board())[0]: BookEntry(3, 1, False)}), path)
     return path
+
+
+def test_one_int64_an_entry_keeps_every_value_and_bounds_it_for_the_core() -> None:
+    """Every exact score, both outcome-only results and every column survive the packing, in
+    key order, and the core reads the bounds each value gives (an outcome bounds one side; a
+    draw is always exact)."""
+    rng = random.Random(8)
+    values = [(s, True) for s in range(core.MIN_SCORE, core.MAX_SCORE + 1)]
+    values += [(1, False), (-1, False), (0, False)]
+    keys = np.array(sorted(rng.sample(range(1, 1 << 49), len(values))), dtype=np.int64)
+    columns = np.array([rng.randrange(bits.WIDTH) for _ in values], dtype=np.int8)
+    scores = np.array([s for s, _ in values], dtype=np.int8)
+    exact = np.array([e for _, e in values], dtype=np.uint8)
+    book = Book.of(keys, scores, columns, exact, complete_discs=7)
+    assert book.complete_discs == 7 and len(book) == len(values)
+    assert (book.keys == keys).all() and (book.columns == columns).all()
+    assert (book.scores == scores).all()
+    assert book.exact.tolist() == [1] * (len(values) - 3) + [0, 0, 1]  # the draw: exact
+    for i, (score, is_exact) in enumerate(values):
+        low, high = core.book_bounds(int(book.packed[1 + i]))
+        if is_exact or score == 0:
+            assert low == high == score
+        else:
+            assert (low, high) == ((1, core.MAX_SCORE) if score > 0 else (core.MIN_SCORE, -1))
 
 
 def test_decode_key_inverts_the_key() -> None:
