@@ -18,7 +18,7 @@ each question is asked of a fresh solver (a cleared table):
   ``cheapest_win``: the smallest proof of any winning column.
 
 With ``--book`` the solver has the shipped book, as the engine's has: one disc past its
-complete layers, its floor (``Solver.floor``) may answer either question without a node;
+complete layers, its floor (``Solver.book_bounds``) may answer either question without a node;
 ``floor`` counts the positions whose outcome it settles (won, or a draw proven not lost).
 
 It prints, by disc count and outcome, how many positions need more than ``--budget`` nodes
@@ -100,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
             outcome = -1 if lost else (0 if not_won else 1)
             row = over[(discs, outcome)]
             row["positions"] += 1
-            floor = solver.floor(board)
+            floor = solver.book_bounds(board)[0]
             row["floor"] += floor >= 1 or (floor >= 0 and outcome == 0)
             sequence = lost_nodes if lost else lost_nodes + won_nodes
             together = lost_nodes if lost else max(lost_nodes, won_nodes)

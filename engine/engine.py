@@ -226,7 +226,7 @@ class Engine:
         if self.book.covers(after):
             for board in replies:
                 # A move keeping the outcome, not only the outcome: one disc past the book, the
-                # book's floor often proves the outcome without a search (``Solver.floor``).
+                # book's bounds often prove the outcome without a search (``Solver.book_bounds``).
                 if self.solver.best_move(board, deadline, weak=True) is None:
                     break
         elif self.solver.solve(after, weak=True, deadline=deadline) is not None:

@@ -30,8 +30,8 @@ What keeps the tree small, after Pascal Pons' solver:
 - **the opening book**: at a node with at most as many discs as the book's complete layers,
   the book's bounds on the score (``pack_entries``, ``book_bounds``) narrow the window like
   the table's, so a line that reaches a booked position stops there; one disc past them, the
-  booked positions before the opponent's last disc bound a root's score from below
-  (``book_floor``).
+  booked positions before the opponent's last disc bound a root's score from below, and from
+  above where one's booked column leads to it (``book_past_bounds``).
 
 No I/O, no clock.  The caller bounds the work with a node limit, and the search counts its
 nodes in ``counters`` (``timecontrol.counters``, as for ``search.negamax``; the last row of
@@ -192,31 +192,48 @@ def _book_entry(key: int, book: np.ndarray) -> int:
 
 
 @njit(cache=True)
-def book_floor(pos: int, mask: int, moves: int, book: np.ndarray) -> int:
-    """A lower bound on the score of a position one disc beyond the book's complete layers
-    (``pos`` the discs of the side to move), from the positions before the opponent's last
-    disc: each is booked, and a position scores at least the negation of any parent's score
-    (the parent's side could have played into it).  ``MIN_SCORE`` when nothing is known.
+def book_past_bounds(pos: int, mask: int, moves: int, book: np.ndarray) -> tuple[int, int]:
+    """A lower and an upper bound on the score of a position one disc beyond the book's
+    complete layers (``pos`` the discs of the side to move), from the positions before the
+    opponent's last disc, which are all booked; ``(MIN_SCORE, MAX_SCORE)`` when nothing is
+    known.
 
-    A book's complete layers hold outcomes at least: a parent lost for its side to move proves
-    this position won, a drawn one proves it not lost.  This is the one layer beyond the book
-    where the book knows anything: the search's nodes all lie deeper than its root.
+    - A position scores at least the negation of any parent's score (the parent's side could
+      have played into it): a parent lost for its side proves this position won, a drawn one
+      proves it not lost.
+    - When a parent's booked column is the one played into this position, that column keeps
+      the parent's value: this position scores exactly its negation (with outcomes only, a
+      parent won by that column proves this position lost, a drawn one proves it drawn).
+
+    This is the one layer beyond the book where the book knows anything: the search's nodes
+    all lie deeper than its root.
     """
-    best = MIN_SCORE
+    low, high = MIN_SCORE, MAX_SCORE
     if moves != book[0] + 1 or book.size == 1:
-        return best
+        return low, high
     theirs = pos ^ mask
     tops = ((mask + bits.BOTTOM_ROW) >> 1) & mask  # the top disc of each column
     rest = tops & theirs
     while rest:
         cell = rest & -rest
         rest ^= cell
-        at = _book_entry((theirs ^ cell) + (mask ^ cell), book)
+        key = (theirs ^ cell) + (mask ^ cell)
+        at = _book_entry(key, book)
         if at:
-            bound = -book_bounds(book[at])[1]  # minus the parent's upper bound
-            if bound > best:
-                best = bound
-    return best
+            lowest, highest = book_bounds(book[at])
+            if -highest > low:
+                low = -highest
+            # The parent's booked column, stored in the orientation of the smaller key; in a
+            # position equal to its mirror image, either of a mirror pair of columns.
+            col = bits.popcount(cell - 1) // bits.H1
+            flipped = mirror(key)
+            booked = book[at] & COLUMN_MASK
+            if flipped < key:
+                booked = bits.WIDTH - 1 - booked
+            leads = booked == col or (flipped == key and booked == bits.WIDTH - 1 - col)
+            if leads and -lowest < high:
+                high = -lowest  # the parent's column leads here: its value, negated
+    return low, high
 
 
 @njit(inline="always")

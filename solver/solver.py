@@ -124,7 +124,7 @@ class Solver:
         self._entries = self.table.entries  # (read on every solve)
         # The book's bounds stop the search at booked positions of its complete layers.
         self.book = book.packed if book is not None else core.no_book()
-        # Positions of this many discs take a lower bound from the book (core.book_floor).
+        # Positions of this many discs take bounds from the book (core.book_past_bounds).
         self._past_book = book.complete_discs + 1 if book is not None and book.complete_discs >= 0 else -1
         self.work = core.new_work()
         self._order = core.new_work()  # best_move's order of the columns
@@ -144,11 +144,11 @@ class Solver:
     def warm_up(self) -> None:
         """Load (or compile) every compiled function the solver calls, so that no timed call
         pays for it: ``core.solve``, ``best_move``'s own calls, ``losing_columns``' probes
-        and ``floor``'s."""
+        and ``book_bounds``'."""
         board = Board.from_moves(WARM_UP_POSITION)
         self.best_move(board, weak=True)
         self.losing_columns(board)
-        core.book_floor(board.position, board.mask, board.moves, self.book)
+        core.book_past_bounds(board.position, board.mask, board.moves, self.book)
 
     # --- the compiled calls, in slices ------------------------------------------------------
 
@@ -220,7 +220,9 @@ class Solver:
             return solution
         low, high = (-1, 1) if weak else (_MIN_SCORE, _MAX_SCORE)
         if board.moves == self._past_book:
-            low = max(low, min(self.floor(board), high))
+            lowest, highest = self.book_bounds(board)
+            low = max(low, min(lowest, high))
+            high = min(high, max(highest, low))  # (with weak, the sign of the bounds)
         found = self._run(board, low, high, deadline)
         if found is None:
             return None
@@ -230,21 +232,22 @@ class Solver:
             result = (result > 0) - (result < 0)
         return Solution(result, nodes)
 
-    def floor(self, board: Board) -> int:
-        """The lowest score ``board`` can have by what the book knows (``core.book_floor``: only
-        one disc beyond the book's complete layers does it know anything), else the lowest score
-        possible with its discs."""
-        low = _SCORE_BOUNDS[board.moves][0]
+    def book_bounds(self, board: Board) -> tuple[int, int]:
+        """The lowest and the highest score ``board`` can have by what the book knows
+        (``core.book_past_bounds``: only one disc beyond the book's complete layers does it know
+        anything), else the lowest and the highest possible with its discs."""
+        low, high = _SCORE_BOUNDS[board.moves]
         if board.moves != self._past_book:
-            return low
-        return max(low, int(core.book_floor(board.position, board.mask, board.moves, self.book)))
+            return low, high
+        lowest, highest = core.book_past_bounds(board.position, board.mask, board.moves, self.book)
+        return max(low, int(lowest)), min(high, int(highest))
 
     def is_at_most(self, board: Board, value: int, deadline: float | None = None) -> bool | None:
         """Whether the score of ``board`` is ``<= value`` (one null-window search); None: no time.
 
         The side to move must not be able to win with its next disc.
         """
-        low, high = self.floor(board), _SCORE_BOUNDS[board.moves][1]
+        low, high = self.book_bounds(board)
         if value >= high:
             return True
         if value < low:

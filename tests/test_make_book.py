@@ -22,7 +22,7 @@ from batch import open_executor
 from board import Board
 from board.keys import canonical_key
 from solver import Solver
-from solver.book import BookEntry, BookError, read_book
+from solver.book import BookEntry, BookError, load_book, read_book
 from solver.make_book import cli
 from solver.make_book.build import build, derive
 from solver.make_book.layers import (
@@ -32,6 +32,7 @@ from solver.make_book.layers import (
     pending,
     positions_after,
     recorded_keys,
+    solve_chunk,
 )
 from solver.make_book.work import Record, WorkFile, read_records
 from tests.helpers import default_ctrl_c, random_position
@@ -82,6 +83,22 @@ def test_recorded_keys_read_whole_records_of_the_layer_only(tmp_path: Path) -> N
     found = recorded_keys(work, 4)
     expected = [canonical_key(Board.from_moves(m))[0] for m in ("4453", "1135", "2222")]
     assert found.tolist() == expected
+
+
+def test_the_book_of_the_layer_below_gives_the_same_records_sooner() -> None:
+    """Solved with the shipped book, complete to the layer below, a layer's positions get the
+    same outcomes and columns as without it, in fewer nodes: a parent's booked column that leads
+    to a position proves it lost or drawn at once, a lost parent proves it won."""
+    book = load_book()
+    discs = book.complete_discs + 1
+    rng = random.Random(9)
+    moves = ["".join(str(c + 1) for c in random_position(rng, discs, discs)[1]) for _ in range(40)]
+    plain = solve_chunk(moves, 24, with_book=False)
+    booked = solve_chunk(moves, 24, with_book=True)
+    assert [(r.moves, r.column, r.score, r.exact) for r in booked] == [
+        (r.moves, r.column, r.score, r.exact) for r in plain]
+    assert sum(r.nodes for r in booked) < sum(r.nodes for r in plain)
+    assert any(r.nodes == 0 < p.nodes and r.score == -1 for r, p in zip(booked, plain, strict=True))
 
 
 def prefill(work: Path, discs: int, missing: int, seed: int = 1) -> list[str]:

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from board import Board, IllegalMove, bits
+from board.keys import mirror
 from solver import Solver, core, discs_to_end, outcome, result
 from solver.book import Book, load_book
 from tests.helpers import random_position
@@ -291,11 +292,13 @@ def test_the_solvers_of_one_book_share_its_packed_form() -> None:
 
 
 @pytest.mark.parametrize("exact", [True, False])
-def test_one_disc_past_the_book_a_position_scores_at_least_minus_its_parents_score(exact: bool) -> None:
+def test_one_disc_past_the_book_a_parent_bounds_a_positions_score(exact: bool) -> None:
+    """From below by minus any booked parent's score; from above, to exactly its negation,
+    where the parent's booked column leads to the position."""
     board = Board.from_moves("46423324341664453")  # Middle-Medium's 8th, and its best move: won
     book, _ = _book_of_children(board, exact)
     booked, plain = Solver(book=book), Solver()
-    proven_won = 0
+    proven_won = proven_lost = 0
     for child in (board.play(col) for col in board.legal_moves()):
         if child.is_over():
             continue
@@ -303,26 +306,39 @@ def test_one_disc_past_the_book_a_position_scores_at_least_minus_its_parents_sco
         # least its negation: the floor is the exact score after the best reply (with outcomes
         # only: 1 after a win, 0 after a draw, nothing after a loss), below it after the others.
         best = plain.solve(child)
-        assert best is not None
+        booked_column = book.lookup(child)
+        assert best is not None and booked_column is not None
         known = -best.score if exact or best.score == 0 else (1 if best.score < 0 else core.MIN_SCORE)
-        for grandchild in (child.play(col) for col in child.legal_moves()):
+        for col in child.legal_moves():
+            grandchild = child.play(col)
             if grandchild.is_over():
                 continue
-            floor, truth = booked.floor(grandchild), plain.solve(grandchild)
-            lowest = core.score_bounds(grandchild.moves)[0]
-            assert truth is not None and max(known, lowest) <= floor <= truth.score
-            if floor >= 1:
+            (low, high), truth = booked.book_bounds(grandchild), plain.solve(grandchild)
+            lowest, highest = core.score_bounds(grandchild.moves)
+            assert truth is not None and max(known, lowest) <= low <= truth.score <= high
+            if col == booked_column.column or (mirror(child.key) == child.key
+                                               and col == 6 - booked_column.column):
+                # The booked column keeps the child's value: the grandchild has its negation.
+                assert high == (truth.score if exact or best.score == 0
+                                else -1 if best.score > 0 else highest)
+            if high <= -1:
+                proven_lost += 1
+                # Known lost at once: the weak solve searches nothing, and "lost?" is answered.
+                solution = booked.solve(grandchild, weak=True)
+                assert solution is not None and (solution.score, solution.nodes) == (-1, 0)
+                assert booked.is_at_most(grandchild, -1) is True
+            if low >= 1:
                 proven_won += 1
                 # Known won at once: the weak solve searches nothing, and "lost?" is answered.
                 solution = booked.solve(grandchild, weak=True)
                 assert solution is not None and (solution.score, solution.nodes) == (1, 0)
                 assert booked.is_at_most(grandchild, 0) is False
-    assert proven_won >= 3
-    # Elsewhere the book knows no floor: the lowest score possible.
-    assert booked.floor(board) == core.score_bounds(board.moves)[0]
+    assert proven_won >= 3 and proven_lost >= 1
+    # Elsewhere the book knows nothing: the lowest and the highest score possible.
+    assert booked.book_bounds(board) == core.score_bounds(board.moves)
 
 
-def test_the_shipped_books_floor_never_exceeds_the_score() -> None:
+def test_the_shipped_books_bounds_hold_the_score() -> None:
     book = load_book()
     booked, plain = Solver(book=book), Solver()
     rng = random.Random(3)
@@ -332,8 +348,9 @@ def test_the_shipped_books_floor_never_exceeds_the_score() -> None:
         if board.is_over():
             continue
         truth = plain.solve(board, weak=True)
-        floor = booked.floor(board)
+        floor, ceiling = booked.book_bounds(board)
         assert truth is not None and (floor < 1 or truth.score == 1) and (floor < 0 or truth.score >= 0)
+        assert (ceiling > -1 or truth.score == -1) and (ceiling > 0 or truth.score <= 0)
         floors.append(floor)
     assert max(floors) >= 0  # the book proved something
 

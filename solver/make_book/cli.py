@@ -15,7 +15,7 @@ from pathlib import Path
 from batch import announce_stopping, open_executor
 from commandline import add_executor_arguments
 from settings import UsageError
-from solver.book import DEFAULT_BOOK_PATH
+from solver.book import DEFAULT_BOOK_PATH, load_book
 from solver.make_book import layers, path
 from solver.make_book.build import build
 from solver.make_book.work import read_params
@@ -101,12 +101,15 @@ def _run_layers(args: argparse.Namespace, stop_at: float) -> int:
         raise UsageError(f"{args.work} holds layer {recorded}, not {args.discs}: give another"
                          " --work file (or no --discs, to go on with it)")
     layer = layers.pending(args.discs, args.work)
-    print(f"layer {args.discs}: {layer.total} positions, {layer.done} already in {args.work}",
-          file=sys.stderr)
+    # A book complete to the layer below bounds many of the layer's positions at once.
+    with_book = args.discs > 0 and load_book().complete_discs == args.discs - 1
+    print(f"layer {args.discs}: {layer.total} positions, {layer.done} already in {args.work}"
+          + (f"; the shipped book (complete to {args.discs - 1} discs) bounds them" if with_book
+             else ""), file=sys.stderr)
     with open_executor(args.workers, args.scheduler) as executor, \
             progress(len(layer.todo), f"layer {args.discs}", enabled=not args.quiet) as advance:
         run = layers.generate(layer, args.work, executor, table_bits=args.table_bits,
-                              chunk=args.chunk, stop_at=stop_at,
+                              with_book=with_book, chunk=args.chunk, stop_at=stop_at,
                               on_interrupt=announce_stopping("chunk"),
                               progress=lambda solved, _seconds: advance(solved))
     print(f"layer {args.discs}: {run.solved} positions solved in {run.seconds:.0f} s;"

@@ -185,9 +185,11 @@ def pending(discs: int, work: Path) -> Pending:
     return Pending(discs, len(layer), layer.move_strings(missing))
 
 
-def solve_chunk(moves_list: Sequence[str], table_bits: int) -> list[Record]:
-    """The outcome and a column keeping it for each position (runs in a worker)."""
-    solver = worker_solver(table_bits)
+def solve_chunk(moves_list: Sequence[str], table_bits: int, with_book: bool = False) -> list[Record]:
+    """The outcome and a column keeping it for each position (runs in a worker); ``with_book``,
+    the solver takes the bounds of the shipped book, complete to the layer below (the same
+    answers, often without a search: ``Solver.book_bounds``)."""
+    solver = worker_solver(table_bits, with_book)
     records = []
     for moves in moves_list:
         board = Board.from_moves(moves)
@@ -221,6 +223,7 @@ def generate(
     executor: BatchExecutor,
     *,
     table_bits: int,
+    with_book: bool = False,
     chunk: int = 64,
     stop_at: float = float("inf"),
     progress: Progress | None = None,
@@ -230,16 +233,18 @@ def generate(
 
     A few chunks per worker are sent ahead (``BatchExecutor.run``): the work goes in key order,
     and a stop takes effect after the chunks already sent.  No chunk is sent after ``stop_at``
-    (a ``time.monotonic()`` value).  On Ctrl-C (``KeyboardInterrupt``) no new chunk starts, the
-    ones already running are waited for and recorded (``on_interrupt(count)`` is told how
-    many), and the interrupt is raised again.
+    (a ``time.monotonic()`` value).  With ``with_book``, the workers' solvers take the bounds of
+    their shipped book, which must be complete to the layer below.  On Ctrl-C
+    (``KeyboardInterrupt``) no new chunk starts, the ones already running are waited for and
+    recorded (``on_interrupt(count)`` is told how many), and the interrupt is raised again.
     """
     start = time.monotonic()
     todo = layer.todo
     chunks = [todo[i:i + chunk] for i in range(0, len(todo), chunk)]
     solved = 0
     with WorkFile(work) as out:
-        out.params({"layer": layer.discs, "table_bits": table_bits, "chunk": chunk})
+        out.params({"layer": layer.discs, "table_bits": table_bits, "chunk": chunk,
+                    "with_book": with_book})
 
         def record(_args: tuple[object, ...], records: list[Record]) -> None:
             nonlocal solved
@@ -248,7 +253,7 @@ def generate(
             if progress:
                 progress(len(records), sum(r.seconds for r in records))
 
-        sent_all = executor.run(solve_chunk, ((part, table_bits) for part in chunks), record,
+        sent_all = executor.run(solve_chunk, ((part, table_bits, with_book) for part in chunks), record,
                                 stop_at=stop_at, on_stopping=on_interrupt)
     return LayerRun(layer.total, layer.done, solved,
                     sent_all and solved == len(todo), time.monotonic() - start)

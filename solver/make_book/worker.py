@@ -9,15 +9,17 @@ a local process pool or a Dask cluster, are the ``batch`` package's.
 from __future__ import annotations
 
 from batch import worker_state
+from solver.book import load_book
 from solver.solver import Solver
 
 
-def _warm_solver(table_bits: int) -> Solver:
-    solver = Solver(table_bits)
+def _warm_solver(table_bits: int, with_book: bool) -> Solver:
+    solver = Solver(table_bits, book=load_book() if with_book else None)
     solver.warm_up()  # load the compiled code
     return solver
 
 
-def worker_solver(table_bits: int) -> Solver:
-    """This worker's solver, made on first use and kept for later chunks."""
-    return worker_state("solver", table_bits, lambda: _warm_solver(table_bits))
+def worker_solver(table_bits: int, with_book: bool = False) -> Solver:
+    """This worker's solver, made on first use and kept for later chunks; ``with_book``, with
+    the worker's shipped book (its bounds one disc past its complete layers)."""
+    return worker_state("solver", (table_bits, with_book), lambda: _warm_solver(table_bits, with_book))
