@@ -49,7 +49,7 @@ from __future__ import annotations
 import hashlib
 import struct
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -126,6 +126,10 @@ class Book:
     into arrays (for tools and tests)."""
 
     packed: np.ndarray
+    _entries: np.ndarray = field(init=False, repr=False, compare=False)  # packed[1:]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_entries", self.packed[1:])
 
     @classmethod
     def of(cls, keys: np.ndarray, scores: np.ndarray, columns: np.ndarray, exact: np.ndarray,
@@ -140,10 +144,6 @@ class Book:
     @property
     def complete_discs(self) -> int:
         return int(self.packed[0])
-
-    @property
-    def _entries(self) -> np.ndarray:
-        return self.packed[1:]
 
     def __len__(self) -> int:
         return int(self.packed.size - 1)
