@@ -25,7 +25,7 @@ _FIRST = 1 << 10  # a count no move reaches: the move given first goes first
 # counts the threats of all eight lanes in one loop, which the compiler turns into vector
 # instructions (one AVX-512 register holds the eight boards).
 _LANES = 8
-_LANE_COLUMNS = np.array([((1 << bits.HEIGHT) - 1) << (bits.H1 * c) for c in CENTER_ORDER] + [0],
+LANE_COLUMNS = np.array([((1 << bits.HEIGHT) - 1) << (bits.H1 * c) for c in CENTER_ORDER] + [0],
                          dtype=np.int64)
 
 
@@ -60,24 +60,25 @@ def order_moves(pos: int, mask: int, candidates: int, first: int, out: np.ndarra
     Best first: the cell ``first`` (a table's best move; 0 for none), then the moves that
     create the most cells where we would complete four, centre first among equals (an
     insertion sort over the centre-first order).  ``out`` needs 8 columns and a row after
-    ``row``, which is used as scratch (a search's stack: the child's row, not yet in use).
+    ``row`` (a search's stack: the child's row, not yet in use), where, with two moves or more,
+    it leaves those cells for each move: ``out[row + 1, i]`` for the move in
+    ``LANE_COLUMNS[i]`` (the solver's odd-threat rule reads them).
     """
     r = np.uint64(row)  # unsigned indices: numba checks a signed one for being negative
     if candidates & (candidates - 1) == 0:
         out[r, 0] = candidates  # a single move (often a forced one): nothing to sort
         return 1
-    # The threat count after each move, for all lanes at once (no branch: a vector loop).
+    # The threats after each move, for all lanes at once (no branch: a vector loop).
     lanes = np.uint64(row + 1)
     empty = bits.BOARD_MASK ^ mask
     for i in range(_LANES):
-        threats = bits.winning_cells(pos | (candidates & _LANE_COLUMNS[i]), mask) & empty
-        out[lanes, i] = bits.popcount(threats)
+        out[lanes, i] = bits.winning_cells(pos | (candidates & LANE_COLUMNS[i]), mask) & empty
     n = 0
     for i in range(bits.WIDTH):
-        cell = candidates & _LANE_COLUMNS[i]
+        cell = candidates & LANE_COLUMNS[i]
         if cell == 0:
             continue
-        count = _FIRST if cell == first else out[lanes, i]
+        count = _FIRST if cell == first else bits.popcount(out[lanes, i])
         j = n
         while j > 0 and (out[r, np.uint64(j - 1)] >> _SORT_SHIFT) < count:
             out[r, np.uint64(j)] = out[r, np.uint64(j - 1)]

@@ -56,7 +56,7 @@ from numba import njit, types
 
 from board import bits
 from board.keys import mirror
-from board.tactics import non_losing_moves, order_moves, winning_moves
+from board.tactics import LANE_COLUMNS, non_losing_moves, order_moves, winning_moves
 from solver.table import prefetch, prefetch_for_store, probe, slots, store
 from timecontrol.counters import ABORTED, BASE_SLOTS, NODE_LIMIT, NODES
 
@@ -296,7 +296,14 @@ def _odd_threat_wins(first: int, mask: int) -> bool:
     columns: if no four fit in those, it cannot win first.
     """
     odd_free = _odd_free(mask)
-    threats = bits.winning_cells(first, mask) & odd_free & _EVEN_ROWS
+    return _odd_threats_win(first, mask, odd_free,
+                            bits.winning_cells(first, mask) & odd_free & _EVEN_ROWS)
+
+
+@njit(inline="always")
+def _odd_threats_win(first: int, mask: int, odd_free: int, threats: int) -> bool:
+    """``_odd_threat_wins`` given the free cells of the odd columns and the first player's
+    threats among them on rows 0, 2 and 4."""
     if threats == 0:
         return False
     second = first ^ mask
@@ -372,25 +379,14 @@ def negamax(
             # Each rule below is tried by the player about to move for each of its moves, so
             # that a position where it holds is cut before it is entered: at a node the rule
             # for the side to move is tried only at the root (in a null window, a parent that
-            # entered this node has tried it here already).
+            # entered this node has tried it here already).  The first player's odd-threat
+            # rule after each of its moves comes after the move ordering, whose threats it
+            # reads (and after the table, which often cuts first).
             if moves & 1 == 0:
                 if moves == root and beta > -1 and high > -1:
                     cap = _claimeven_cap(pos, mask)
                     if cap < high:
                         high = cap
-                if alpha < 1 and low < 1:
-                    # After one of our moves, the odd-threat rule may hold for us.  A threat
-                    # created by a move is one of the cells completing four with all of them,
-                    # and must lie in a column left with an odd number of free cells.
-                    threats = bits.winning_cells(pos | candidates, mask) & _EVEN_ROWS
-                    rest = candidates if threats else 0
-                    while rest:
-                        cell = rest & -rest
-                        rest ^= cell
-                        if (threats & _odd_free(mask | cell)
-                                and _odd_threat_wins(pos | cell, mask | cell)):
-                            low = 1
-                            break
             else:
                 if (moves == root and beta > -1 and high > -1
                         and _odd_threat_wins(pos ^ mask, mask)):
@@ -480,6 +476,31 @@ def negamax(
                 candidates &= LEFT_HALF
             n = order_moves(pos, mask, candidates, 0, stack, moves)
             row = np.uint64(moves)  # (an unsigned index needs no check for a negative one)
+            if moves & 1 == 0 and alpha < 1:
+                # We are the first player: after one of our moves, the odd-threat rule may hold
+                # for us.  A threat must lie on row 0, 2 or 4 of a column left with an odd number
+                # of free cells; order_moves left each move's threats in the next row.
+                lanes = np.uint64(moves + 1)
+                holds = False
+                for i in range(bits.WIDTH):
+                    cell = candidates & LANE_COLUMNS[i]
+                    if cell == 0:
+                        continue
+                    if n > 1:
+                        threats = stack[lanes, i] & _EVEN_ROWS
+                    else:
+                        threats = bits.winning_cells(pos | cell, mask | cell) & _EVEN_ROWS
+                    if threats == 0:
+                        continue
+                    odd = _odd_free(mask | cell)
+                    if threats & odd and _odd_threats_win(pos | cell, mask | cell, odd, threats & odd):
+                        holds = True
+                        break
+                if holds:
+                    if beta <= 1:
+                        value = 1
+                        continue
+                    alpha = 1
             stack[row, _S_ALPHA] = alpha
             stack[row, _S_BETA] = beta
             stack[row, _S_NEXT] = 0
