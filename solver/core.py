@@ -379,34 +379,17 @@ def negamax(
             # Each rule below is tried by the player about to move for each of its moves, so
             # that a position where it holds is cut before it is entered: at a node the rule
             # for the side to move is tried only at the root (in a null window, a parent that
-            # entered this node has tried it here already).  The first player's odd-threat
-            # rule after each of its moves comes after the move ordering, whose threats it
-            # reads (and after the table, which often cuts first).
-            if moves & 1 == 0:
-                if moves == root and beta > -1 and high > -1:
+            # entered this node has tried it here already).  The rules tried for each move
+            # come after the table and the enhanced cutoffs, which often cut first (the same
+            # nodes, less work); the first player's odd-threat rule after the move ordering,
+            # whose threats it reads.
+            if moves == root and beta > -1 and high > -1:
+                if moves & 1 == 0:
                     cap = _claimeven_cap(pos, mask)
                     if cap < high:
                         high = cap
-            else:
-                if (moves == root and beta > -1 and high > -1
-                        and _odd_threat_wins(pos ^ mask, mask)):
+                elif _odd_threat_wins(pos ^ mask, mask):
                     high = -1
-                if alpha < 1 and low < 1 and not bits.has_four(
-                        (pos ^ mask) | (bits.BOARD_MASK & ~(mask | (mask + bits.BOTTOM_ROW)) & _EVEN_ROWS)):
-                    # We are the second player: after one of our moves, the claimeven bound of the
-                    # opponent caps its score, which bounds ours from below.  (If the opponent
-                    # fits four in its discs and the empty cells of rows 0, 2, 4 we cannot play
-                    # now, it does so after each of our moves: the bound holds for none.)
-                    opp = pos ^ mask
-                    rest = candidates
-                    while rest:
-                        cell = rest & -rest
-                        rest ^= cell
-                        cap = _claimeven_cap(opp, mask | cell)
-                        if -cap > low:
-                            low = -cap
-                            if low >= 1 or low >= beta:
-                                break
             if alpha < low:
                 alpha = low
                 if alpha >= beta:
@@ -471,6 +454,28 @@ def negamax(
                     cell = rest & -rest
                     rest ^= cell
                     prefetch(table, size, (child + (mask | cell)) % size)
+            if moves & 1 and alpha < 1 and not bits.has_four(
+                    (pos ^ mask) | (bits.BOARD_MASK & ~(mask | (mask + bits.BOTTOM_ROW)) & _EVEN_ROWS)):
+                # We are the second player: after one of our moves, the claimeven bound of the
+                # opponent caps its score, which bounds ours from below.  (If the opponent fits
+                # four in its discs and the empty cells of rows 0, 2, 4 we cannot play now, it
+                # does so after each of our moves: the bound holds for none.)
+                floor = alpha
+                opp = pos ^ mask
+                rest = candidates
+                while rest:
+                    cell = rest & -rest
+                    rest ^= cell
+                    cap = _claimeven_cap(opp, mask | cell)
+                    if -cap > floor:
+                        floor = -cap
+                        if floor >= 1 or floor >= beta:
+                            break
+                if floor > alpha:
+                    alpha = floor
+                    if alpha >= beta:
+                        value = alpha
+                        continue
             if (moves < SYMMETRY_PLIES and (mask & _COLUMN_0) == (mask >> _COLUMN_6_SHIFT)
                     and mirror(pos) == pos and mirror(mask) == mask):
                 candidates &= LEFT_HALF
