@@ -42,7 +42,7 @@ sys.path.insert(0, str(ROOT))
 from bench.proof_coverage import random_positions  # noqa: E402
 from board import Board, bits  # noqa: E402
 from board.board import disc_range, disc_range_problem  # noqa: E402
-from board.tactics import non_losing_moves, order_moves  # noqa: E402
+from board.tactics import CELL_BITS, non_losing_moves, order_moves  # noqa: E402
 from solver import Solver, core  # noqa: E402
 from solver.book import load_book  # noqa: E402
 
@@ -64,7 +64,7 @@ def root_split(solver: Solver, board: Board, order: Any) -> tuple[int, int]:
     busy = [0, 0]
     first = cheapest = None
     for i in range(count):
-        col = int(bits.lowest_col(int(order[0, i])))
+        col = int(bits.lowest_col(int(order[0, i]) & CELL_BITS))
         wins, nodes = question(solver, board.play_unchecked(col), -1)
         thread = 0 if busy[0] <= busy[1] else 1
         busy[thread] += nodes

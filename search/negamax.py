@@ -20,7 +20,7 @@ import numpy as np
 from numba import njit
 
 from board import bits
-from board.tactics import non_losing_moves, order_moves, winning_moves
+from board.tactics import CELL_BITS, non_losing_moves, order_moves, winning_moves
 from heuristics import evaluate_id
 from search.table import EXACT, LOWER, UPPER, tt_depth, tt_flag, tt_move, tt_pack, tt_score
 from timecontrol.counters import ABORTED, NODE_LIMIT, NODES
@@ -154,7 +154,7 @@ def negamax(
     best = -INF
     best_col = -1
     for i in range(n):
-        cell = scratch[moves, i]
+        cell = scratch[moves, i] & CELL_BITS
         if moves + 1 == bits.CELLS:
             score = 0  # the last cell, and not a win (checked above): a draw
         else:

@@ -56,7 +56,7 @@ from numba import njit, types
 
 from board import bits
 from board.keys import mirror
-from board.tactics import LANE_COLUMNS, non_losing_moves, order_moves, winning_moves
+from board.tactics import CELL_BITS, LANE_COLUMNS, non_losing_moves, order_moves, winning_moves
 from solver.table import prefetch, prefetch_for_store, probe, slots, store
 from timecontrol.counters import ABORTED, BASE_SLOTS, NODE_LIMIT, NODES
 
@@ -514,7 +514,7 @@ def negamax(
             stack[row, _S_MASK] = mask
             stack[row, _S_INDEX] = index
             # first child
-            pos, mask = pos ^ mask, mask | stack[row, 0]
+            pos, mask = pos ^ mask, mask | (stack[row, 0] & CELL_BITS)
             alpha, beta = -beta, -alpha
             moves += 1
             descending = True
@@ -543,7 +543,7 @@ def negamax(
         i = stack[row, _S_NEXT] + 1
         if i < stack[row, _S_COUNT]:
             stack[row, _S_NEXT] = i
-            pos, mask = pos ^ mask, mask | stack[row, np.uint64(i)]
+            pos, mask = pos ^ mask, mask | (stack[row, np.uint64(i)] & CELL_BITS)
             alpha, beta = -beta, -alpha
             moves += 1
             descending = True

@@ -28,7 +28,7 @@ from typing import ClassVar, NamedTuple
 import numpy as np
 
 from board import Board, IllegalMove, bits
-from board.tactics import non_losing_moves, order_moves, winning_moves
+from board.tactics import CELL_BITS, non_losing_moves, order_moves, winning_moves
 from solver import core
 from solver.book import Book
 from solver.table import SolverTable, probe
@@ -306,7 +306,7 @@ class Solver:
             # Every column loses: the weak score cannot tell the slowest, take the first.
             order = self._order
             order_moves(board.position, board.mask, candidates, 0, order, 0)
-            return Move(int(bits.lowest_col(int(order[0, 0]))), score, self.nodes - before, False)
+            return Move(int(bits.lowest_col(int(order[0, 0]) & CELL_BITS)), score, self.nodes - before, False)
         keeping = self.keeping_column(board, score, deadline)
         if keeping is None:
             return None
@@ -346,7 +346,7 @@ class Solver:
         order = self._order
         n = order_moves(board.position, board.mask, candidates, 0, order, 0)
         for i in range(n):
-            col = int(bits.lowest_col(int(order[0, i])))
+            col = int(bits.lowest_col(int(order[0, i]) & CELL_BITS))
             child = board.play_unchecked(col)
             if child.is_full():
                 if value <= 0:
