@@ -310,6 +310,56 @@ def test_build_prefers_the_paths_exact_score_and_refuses_a_disagreement(tmp_path
               pack_work=False)
 
 
+def test_build_refuses_a_missing_work_file_and_leaves_the_book(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A mistyped work file is not an empty one: the shipped book would be overwritten."""
+    out = tmp_path / "book.bin"
+    out.write_bytes(b"the book before")
+    path_work = tmp_path / "path.jsonl"
+    path_work.write_text("")
+    code = cli.main(["build", "--layers-work", str(tmp_path / "typo.jsonl"), "--path-work",
+                     str(path_work), "--out", str(out), "--summary", str(tmp_path / "s.json")])
+    err = capsys.readouterr().err
+    assert code == cli.EXIT_USAGE and out.read_bytes() == b"the book before"
+    assert "typo.jsonl: no such work file" in err and "Traceback" not in err
+
+
+def test_build_of_an_unfinished_layer_says_it_has_no_complete_layers(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    layers, path_work = tmp_path / "layers.jsonl", tmp_path / "path.jsonl"
+    path_work.write_text("")
+    with WorkFile(layers) as out:
+        out.params({"layer": 2, "table_bits": 24, "chunk": 64})
+        out.append([Record("44", 3, 1, False, 0, 0.0)])  # 1 of the layer's 25 positions
+    code = cli.main(["build", "--layers-work", str(layers), "--path-work", str(path_work),
+                     "--out", str(tmp_path / "book.bin"), "--summary", str(tmp_path / "s.json")])
+    captured = capsys.readouterr()
+    assert code == 0 and json.loads(captured.out)["complete_discs"] == -1
+    assert "warning: layer 2 is not complete yet (1 positions solved)" in captured.err
+
+
+def test_an_interrupt_while_numba_compiles_is_an_interrupt(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """numba turns Ctrl-C during a compilation into a RuntimeError: still exit 130, no
+    traceback; another RuntimeError is not swallowed."""
+    def compiling(*_args: object) -> int:
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt:
+            raise RuntimeError("no compiled object yet") from None
+
+    monkeypatch.setattr(cli, "_run_layers", compiling)
+    assert cli.main(["layers", "--discs", "2", "--quiet"]) == cli.EXIT_INTERRUPTED
+    assert "interrupted" in capsys.readouterr().err
+
+    def failing(*_args: object) -> int:
+        raise RuntimeError("a real failure")
+
+    monkeypatch.setattr(cli, "_run_layers", failing)
+    with pytest.raises(RuntimeError, match="a real failure"):
+        cli.main(["layers", "--discs", "2", "--quiet"])
+
+
 def test_the_work_file_keeps_records_written_after_it_was_replaced(tmp_path: Path) -> None:
     """A run lasts hours: if its work file is replaced meanwhile (say, by a checkout of an older
     committed copy), what it solves next still lands in the file, and a line an interruption

@@ -2,8 +2,8 @@
 
 The book (``solver.book``) is built from two work files of solved positions:
 
-- ``layers``: **every** position any play can reach with a given number of discs (8 for the
-  shipped book), mirror-reduced, each solved for its outcome (win, draw or loss for the side to
+- ``layers``: **every** position any play can reach with a given number of discs (12 for the
+  shipped book; 13 under way), mirror-reduced, each solved for its outcome (win, draw or loss for the side to
   move) and a column that keeps it (``solver.make_book.layers``).  The shallower positions
   need no solving: ``build`` works them out from the deepest layer by looking its positions up.
 - ``path``: the positions on the agent's own path through the opening, solved exactly (the

@@ -18,7 +18,7 @@ from settings import UsageError
 from solver.book import DEFAULT_BOOK_PATH, load_book
 from solver.make_book import layers, path
 from solver.make_book.build import build
-from solver.make_book.work import read_params
+from solver.make_book.work import packed, read_params
 from solver.table import TABLE_BITS
 from terminal import progress
 
@@ -101,7 +101,8 @@ def _run_layers(args: argparse.Namespace, stop_at: float) -> int:
         raise UsageError(f"{args.work} holds layer {recorded}, not {args.discs}: give another"
                          " --work file (or no --discs, to go on with it)")
     layer = layers.pending(args.discs, args.work)
-    # A book complete to the layer below bounds many of the layer's positions at once.
+    # A book complete to the layer below bounds many of the layer's positions at once.  (Not a
+    # book that holds the layer itself: solving it again checks the book, it does not copy it.)
     with_book = args.discs > 0 and load_book().complete_discs == args.discs - 1
     print(f"layer {args.discs}: {layer.total} positions, {layer.done} already in {args.work}"
           + (f"; the shipped book (complete to {args.discs - 1} discs) bounds them" if with_book
@@ -129,22 +130,46 @@ def _run_path(args: argparse.Namespace, stop_at: float) -> int:
     return 0 if complete else EXIT_OUT_OF_TIME
 
 
+def _run_build(args: argparse.Namespace) -> int:
+    for work in (args.layers_work, args.path_work):
+        if not work.exists() and not packed(work).exists():
+            raise UsageError(f"{work}: no such work file (nor {packed(work).name}): the book is"
+                             " left as it is")
+    info = build(args.out, args.summary, path_work=args.path_work, layers_work=args.layers_work)
+    print(json.dumps(info, indent=2))
+    if info["complete_discs"] < 0 and info["layer"] is not None:
+        print(f"warning: layer {info['layer']} is not complete yet"
+              f" ({info['layer_positions_solved']} positions solved): {args.out} has no complete"
+              " layers, only the positions solved", file=sys.stderr)
+    return 0
+
+
+def _interrupted(exc: BaseException) -> bool:
+    """Whether ``exc`` is Ctrl-C, or an error it caused (numba turns an interrupt while it
+    compiles into a ``RuntimeError``)."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, KeyboardInterrupt):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    if args.command == "build":
-        info = build(args.out, args.summary, path_work=args.path_work,
-                     layers_work=args.layers_work)
-        print(json.dumps(info, indent=2))
-        return 0
-    stop_at = time.monotonic() + (args.hours * 3600 if args.hours else float("inf"))
+    stop_at = time.monotonic() + (args.hours * 3600 if getattr(args, "hours", None) else float("inf"))
     try:
+        if args.command == "build":
+            return _run_build(args)
         if args.command == "layers":
             return _run_layers(args, stop_at)
         return _run_path(args, stop_at)
     except UsageError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, RuntimeError) as exc:
+        if not _interrupted(exc):
+            raise
         print("interrupted: what was solved is in the work file; run again to go on",
               file=sys.stderr)
         return EXIT_INTERRUPTED
