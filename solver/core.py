@@ -32,7 +32,7 @@ What keeps the tree small, after Pascal Pons' solver:
   the book's bounds on the score (``pack_entries``, ``book_bounds``) narrow the window like
   the table's, so a line that reaches a booked position stops there; one disc past them, the
   booked positions before the opponent's last disc bound a root's score from below, and from
-  above where one's booked column leads to it (``book_past_bounds``).
+  above where one's booked column leads to it (``book_position_bounds``).
 
 No I/O, no clock.  The caller bounds the work with a node limit, and the search counts its
 nodes in ``counters`` (``timecontrol.counters``, as for ``search.negamax``; the last row of
@@ -193,11 +193,13 @@ def _book_entry(key: int, book: np.ndarray) -> int:
 
 
 @njit(cache=True)
-def book_past_bounds(pos: int, mask: int, moves: int, book: np.ndarray) -> tuple[int, int]:
-    """A lower and an upper bound on the score of a position one disc beyond the book's
-    complete layers (``pos`` the discs of the side to move), from the positions before the
-    opponent's last disc, which are all booked; ``(MIN_SCORE, MAX_SCORE)`` when nothing is
-    known.
+def book_position_bounds(pos: int, mask: int, moves: int, book: np.ndarray) -> tuple[int, int]:
+    """A lower and an upper bound on the score of a position (``pos`` the discs of the side to
+    move) by what the book knows: within its complete layers, its entry's; one disc beyond
+    them, from the positions before the opponent's last disc, which are all booked; else (and
+    without a book) ``(MIN_SCORE, MAX_SCORE)``.
+
+    One disc beyond the complete layers:
 
     - A position scores at least the negation of any parent's score (the parent's side could
       have played into it): a parent lost for its side proves this position won, a drawn one
@@ -210,6 +212,9 @@ def book_past_bounds(pos: int, mask: int, moves: int, book: np.ndarray) -> tuple
     all lie deeper than its root.
     """
     low, high = MIN_SCORE, MAX_SCORE
+    if moves <= book[0]:
+        at = _book_entry(pos + mask, book)
+        return book_bounds(book[at]) if at else (low, high)
     if moves != book[0] + 1 or book.size == 1:
         return low, high
     theirs = pos ^ mask

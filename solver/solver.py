@@ -124,7 +124,7 @@ class Solver:
         self._entries = self.table.entries  # (read on every solve)
         # The book's bounds stop the search at booked positions of its complete layers.
         self.book = book.packed if book is not None else core.no_book()
-        # Positions of this many discs take bounds from the book (core.book_past_bounds).
+        # Positions of this many discs take bounds from the book (core.book_position_bounds).
         self._past_book = book.complete_discs + 1 if book is not None and book.complete_discs >= 0 else -1
         self.work = core.new_work()
         self._order = core.new_work()  # best_move's order of the columns
@@ -148,7 +148,7 @@ class Solver:
         board = Board.from_moves(WARM_UP_POSITION)
         self.best_move(board, weak=True)
         self.losing_columns(board)
-        core.book_past_bounds(board.position, board.mask, board.moves, self.book)
+        core.book_position_bounds(board.position, board.mask, board.moves, self.book)
 
     # --- the compiled calls, in slices ------------------------------------------------------
 
@@ -234,12 +234,12 @@ class Solver:
 
     def book_bounds(self, board: Board) -> tuple[int, int]:
         """The lowest and the highest score ``board`` can have by what the book knows
-        (``core.book_past_bounds``: only one disc beyond the book's complete layers does it know
-        anything), else the lowest and the highest possible with its discs."""
+        (``core.book_position_bounds``: within its complete layers, the entry's; one disc beyond
+        them, what the positions before it say), within those possible with its discs."""
         low, high = _SCORE_BOUNDS[board.moves]
-        if board.moves != self._past_book:
+        if board.moves > self._past_book:
             return low, high
-        lowest, highest = core.book_past_bounds(board.position, board.mask, board.moves, self.book)
+        lowest, highest = core.book_position_bounds(board.position, board.mask, board.moves, self.book)
         return max(low, int(lowest)), min(high, int(highest))
 
     def is_at_most(self, board: Board, value: int, deadline: float | None = None) -> bool | None:

@@ -353,6 +353,11 @@ def test_the_shipped_books_bounds_hold_the_score() -> None:
         assert (ceiling > -1 or truth.score == -1) and (ceiling > 0 or truth.score <= 0)
         floors.append(floor)
     assert max(floors) >= 0  # the book proved something
+    # Within the complete layers, the entry's own bounds.
+    assert booked.book_bounds(Board.from_moves("4453")) == (-2, -2)  # booked exactly
+    entry = book.lookup(Board.from_moves("445331"))
+    assert entry is not None and not entry.exact and entry.score == 1
+    assert booked.book_bounds(Board.from_moves("445331")) == (1, core.score_bounds(6)[1])
 
 
 def test_the_empty_board_is_solved_right_with_the_shipped_book() -> None:
