@@ -28,12 +28,15 @@ def append_lines(path: Path, lines: Iterable[str]) -> None:
         if end:
             handle.seek(end - 1)
             if handle.read(1) != b"\n":
-                handle.truncate(_last_line_end(handle, end))
+                handle.truncate(last_line_end(handle, end))
         handle.write(text.encode())  # at the end: the file is opened for appending
 
 
-def _last_line_end(handle: BinaryIO, end: int) -> int:
-    """Where the last whole line of the file ends (0 if none), read backwards a block at a time."""
+def last_line_end(handle: BinaryIO, end: int | None = None) -> int:
+    """Where the last whole line of the file ends (0 if none), read backwards a block at a time
+    from ``end`` (default: the end of the file)."""
+    if end is None:
+        end = handle.seek(0, 2)
     while end > 0:
         start = max(0, end - 4096)
         handle.seek(start)

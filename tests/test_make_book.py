@@ -24,7 +24,7 @@ from board.keys import canonical_key
 from solver import Solver
 from solver.book import BookEntry, BookError, load_book, read_book
 from solver.make_book import cli
-from solver.make_book.build import build, derive
+from solver.make_book.build import Entries, build, derive, read_layer
 from solver.make_book.layers import (
     generate,
     layer_positions,
@@ -243,7 +243,7 @@ def test_an_unreachable_scheduler_is_one_clear_error(tmp_path: Path,
 # --- the build -------------------------------------------------------------------------------
 
 
-def _children_known(board: Board, solver: Solver, exact: bool) -> dict[int, BookEntry]:
+def _children_known(board: Board, solver: Solver, exact: bool) -> Entries:
     known = {}
     for col in board.legal_moves():
         child = board.play(col)
@@ -252,7 +252,7 @@ def _children_known(board: Board, solver: Solver, exact: bool) -> dict[int, Book
         solution = solver.solve(child, weak=not exact)
         assert solution is not None
         known[canonical_key(child)[0]] = BookEntry(0, solution.score, exact or solution.score == 0)
-    return known
+    return Entries.of(known.items())
 
 
 @pytest.mark.parametrize("exact", [True, False])
@@ -277,7 +277,49 @@ def test_derive_gives_the_solvers_value_and_a_column_keeping_it(exact: bool) -> 
 
 def test_derive_needs_every_child() -> None:
     board = Board.from_moves("4444")
-    assert derive(board, {}) is None
+    assert derive(board, Entries.of([])) is None
+
+
+def test_the_build_derives_the_shipped_books_layers_from_its_layer_7(tmp_path: Path) -> None:
+    """The shipped book's layer 7 as a solved layer (half of it written through the mirror
+    image, some positions twice with a wrong value first): the build reads it back as it was
+    and works out layers 0-6 exactly as the shipped book has them (made from its deepest layer
+    by the same rule), with the shipped path."""
+    from solver.make_book.path import DEFAULT_WORK_PATH
+
+    shipped = load_book()
+    rng = random.Random(9)
+    records = []
+    for key, moves in positions_after(7).items():
+        entry = shipped.lookup(Board.from_moves(moves))
+        assert entry is not None
+        record = Record(moves, entry.column, entry.score, entry.exact, 1, 0.001)
+        if rng.random() < 0.1:  # a repeat: the last record of a position wins
+            records.append(Record(moves, (entry.column + 1) % 7, -entry.score, True, 1, 0.001))
+        # (Not a position that is its own mirror image: its other column keeps it too.)
+        if rng.random() < 0.5 and canonical_key(Board.from_moves(mirror_moves(moves)))[1]:
+            record = Record(mirror_moves(moves), 6 - entry.column, entry.score, entry.exact, 1,
+                            0.001)
+        assert canonical_key(record.board())[0] == key
+        records.append(record)
+    work = tmp_path / "layer7.jsonl"
+    with WorkFile(work) as out:
+        out.params({"layer": 7})
+        out.append(records)
+
+    solved = read_layer(work)
+    assert solved.nodes == len(records) and len(solved.entries) == len(positions_after(7))
+    last = {record.canonical()[0]: record for record in records}
+    for key, record in rng.sample(sorted(last.items()), 300):
+        assert solved.entries.get(key) == BookEntry(record.canonical()[1], record.score,
+                                                    record.exact or record.score == 0)
+
+    info = build(tmp_path / "book.bin", tmp_path / "book.json", path_work=DEFAULT_WORK_PATH,
+                 layers_work=work, pack_work=False)
+    built = read_book(tmp_path / "book.bin")
+    assert info["complete_discs"] == built.complete_discs == 7
+    expected = shipped.up_to(7)
+    assert np.array_equal(built.up_to(7).packed, expected.packed)
 
 
 def _write(path: Path, lines: list[dict[str, object]]) -> None:
@@ -402,19 +444,51 @@ def test_layers_goes_on_with_the_work_files_layer_and_refuses_another(
     assert len(read_records(work)) == len(layer)
 
 
-def test_the_packed_copy_grows_by_appending_so_each_version_starts_with_the_last(
-        tmp_path: Path) -> None:
+def test_the_packed_copy_grows_by_parts_that_never_change(tmp_path: Path) -> None:
     import gzip
 
-    from solver.make_book.work import pack
+    from solver.make_book.work import pack, packed_parts, record_moves, unpack
 
     work = tmp_path / "w.jsonl"
-    work.write_text('{"a":1}\n')
-    first = pack(work).read_bytes()
-    work.write_text('{"a":1}\n{"b":2}\n')
-    second = pack(work).read_bytes()
-    assert second.startswith(first) and len(second) > len(first)
-    assert gzip.decompress(second) == work.read_bytes()
-    assert pack(work).read_bytes() == second  # nothing new: unchanged
-    work.write_text('{"c":3}\n')  # not a continuation (a cut line was dropped): written anew
-    assert gzip.decompress(pack(work).read_bytes()) == b'{"c":3}\n'
+    first_line = '{"moves":"4","column":3,"score":1,"exact":true,"nodes":1,"seconds":0.0}\n'
+    second_line = first_line.replace('"4"', '"44"')
+    work.write_text(first_line)
+    first = pack(work)
+    assert first == tmp_path / "w.jsonl.gz"
+    first_bytes = first.read_bytes()
+    work.write_text(first_line + second_line + '{"moves":"44')  # the last line is being written
+    second = pack(work)
+    assert second == tmp_path / "w.jsonl.2.gz"
+    assert first.read_bytes() == first_bytes  # a part never changes
+    assert gzip.decompress(second.read_bytes()) == second_line.encode()  # whole lines only
+    assert pack(work) is None  # nothing new (the cut line is not a line yet)
+    assert packed_parts(work) == [first, second]
+
+    # Read and unpacked as one file, in order.
+    work.write_text(first_line + second_line)
+    copy = tmp_path / "copy" / "w.jsonl"
+    copy.parent.mkdir()
+    for part in packed_parts(work):
+        (copy.parent / part.name).write_bytes(part.read_bytes())
+    assert list(record_moves(copy)) == ["4", "44"]  # read packed: nothing unpacked
+    assert not copy.exists()
+    unpack(copy)
+    assert copy.read_text() == work.read_text()
+    assert not list(copy.parent.glob("*.unpacking"))
+
+    # Not a continuation (a cut line was dropped, the file replaced): written anew, one part.
+    work.write_text('{"c":3}\n')
+    assert pack(work) == first
+    assert packed_parts(work) == [first]
+    assert gzip.decompress(first.read_bytes()) == b'{"c":3}\n'
+
+
+def test_pack_command_says_what_it_wrote(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    work = tmp_path / "w.jsonl"
+    assert cli.main(["pack", "--work", str(work)]) == cli.EXIT_USAGE
+    assert "no such work file" in capsys.readouterr().err
+    work.write_text('{"params":{"layer":1}}\n')
+    assert cli.main(["pack", "--work", str(work)]) == 0
+    assert "wrote" in capsys.readouterr().err and (tmp_path / "w.jsonl.gz").exists()
+    assert cli.main(["pack", "--work", str(work)]) == 0
+    assert "up to date; 1 part(s)" in capsys.readouterr().err

@@ -1,4 +1,4 @@
-"""The generator's command line: ``python -m solver.make_book layers|path|build``.
+"""The generator's command line: ``python -m solver.make_book layers|path|build|pack``.
 
 Exit codes: 0 done, 2 bad usage (an unreachable cluster included), 3 stopped by ``--hours``,
 130 interrupted (Ctrl-C; everything solved so far is in the work file).
@@ -18,7 +18,7 @@ from settings import UsageError
 from solver.book import DEFAULT_BOOK_PATH, load_book
 from solver.make_book import layers, path
 from solver.make_book.build import build
-from solver.make_book.work import packed, read_params
+from solver.make_book.work import pack, packed, packed_parts, read_params
 from solver.table import TABLE_BITS
 from terminal import progress
 
@@ -90,7 +90,23 @@ def _parser() -> argparse.ArgumentParser:
                      help="the book to write (default: %(default)s)")
     bld.add_argument("--summary", type=Path, default=SUMMARY_PATH, metavar="FILE",
                      help="the build's summary, JSON (default: %(default)s)")
+    pck = sub.add_parser("pack", help="bring a work file's compressed copy up to date (a new"
+                                      " part holding what the copy lacks), to commit it")
+    pck.add_argument("--work", type=Path, default=DEFAULT_LAYERS_WORK, metavar="FILE",
+                     help="the work file (default: %(default)s)")
     return parser
+
+
+def _run_pack(args: argparse.Namespace) -> int:
+    if not args.work.exists():
+        raise UsageError(f"{args.work}: no such work file (a fresh clone has only its packed"
+                         " copy, which is up to date)")
+    written = pack(args.work)
+    parts = packed_parts(args.work)
+    size = sum(part.stat().st_size for part in parts)
+    print(f"{args.work}: {'wrote ' + str(written) if written else 'the packed copy was up to date'};"
+          f" {len(parts)} part(s), {size:,} bytes", file=sys.stderr)
+    return 0
 
 
 def _run_layers(args: argparse.Namespace, stop_at: float) -> int:
@@ -161,6 +177,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "build":
             return _run_build(args)
+        if args.command == "pack":
+            return _run_pack(args)
         if args.command == "layers":
             return _run_layers(args, stop_at)
         return _run_path(args, stop_at)

@@ -8,23 +8,29 @@ A line ``{"params": {...}}`` records the parameters of a run.
 
 Only the generator's parent process writes a work file, a whole line at a time, so an
 interruption can at worst cut the last line short: reading skips a line that is not JSON.
-A work file ``F`` may be shipped compressed as ``F.gz``: reading takes it from there while there
-is no plain ``F``; the first run of a generator in a fresh clone unpacks it, and later runs
-append to the plain file.
+A work file ``F`` may be shipped compressed, in parts: ``F.gz``, then ``F.2.gz``, ``F.3.gz`` ...,
+which decompress to ``F``'s text one after another (``pack``).  Reading takes the parts while
+there is no plain ``F``; the first run of a generator in a fresh clone unpacks them, and later
+runs append to the plain file.  A part, once written, never changes: committing the shipped
+copy as a run goes on adds only a part of the new lines (a layer's work file is 100 MB packed;
+rewriting it at each commit would cost the repository that much each time).
 """
 
 from __future__ import annotations
 
 import gzip
 import json
+import shutil
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from batch.lines import append_lines
+from batch.lines import append_lines, last_line_end
 from board import Board, bits
 from board.keys import canonical_key
+
+_BLOCK = 1 << 22  # bytes read at a time when packing and unpacking
 
 # How ``Record.to_json`` starts a line: ``record_moves`` reads the move string without parsing.
 _MOVES_FIRST = '{"moves":"'
@@ -67,27 +73,51 @@ class Record:
 
 
 def packed(work: Path) -> Path:
-    """The compressed copy of a work file, which is what may be shipped."""
+    """The first part of a work file's compressed copy, which is what may be shipped."""
     return work.with_name(work.name + ".gz")
 
 
+def packed_parts(work: Path) -> list[Path]:
+    """The parts of a work file's compressed copy in order (``F.gz``, ``F.2.gz``, ...): as far
+    as they follow one another, so a part after a gap is not read."""
+    parts: list[Path] = []
+    while (part := _part(work, len(parts) + 1)).exists():
+        parts.append(part)
+    return parts
+
+
+def _part(work: Path, number: int) -> Path:
+    return packed(work) if number == 1 else work.with_name(f"{work.name}.{number}.gz")
+
+
 def unpack(path: Path) -> None:
-    """Unpack a missing work file from its shipped compressed copy, if there is one."""
-    if not path.exists() and packed(path).exists():
-        path.write_bytes(gzip.decompress(packed(path).read_bytes()))
+    """Unpack a missing work file from its shipped compressed copy, if there is one (through a
+    temporary file, so that an interruption leaves no half-written work file)."""
+    parts = packed_parts(path)
+    if path.exists() or not parts:
+        return
+    partial = path.with_name(path.name + ".unpacking")
+    with partial.open("wb") as out:
+        for part in parts:
+            with gzip.open(part, "rb") as text:
+                shutil.copyfileobj(text, out, _BLOCK)
+    partial.replace(path)
 
 
 def _text_lines(path: Path) -> Iterator[str]:
     """A work file's lines, read as they are needed (a layer's file has millions); a missing
-    work file is read from its shipped compressed copy, which stays packed: reading writes
-    nothing (``WorkFile`` unpacks it before appending)."""
-    if path.suffix != ".gz" and not path.exists() and packed(path).exists():
-        path = packed(path)
+    work file is read from its shipped compressed parts, which stay packed: reading writes
+    nothing (``WorkFile`` unpacks them before appending)."""
     if path.suffix == ".gz":
-        with gzip.open(path, "rt") as lines:
-            yield from lines
+        parts = [path]
     elif path.exists():
         with path.open() as lines:
+            yield from lines
+        return
+    else:
+        parts = packed_parts(path)
+    for part in parts:
+        with gzip.open(part, "rt") as lines:
             yield from lines
 
 
@@ -164,25 +194,50 @@ class WorkFile:
         self.close()
 
 
-def pack(path: Path) -> Path:
-    """Write the compressed copy of ``path`` and return it.
+def pack(path: Path) -> Path | None:
+    """Bring the compressed copy of the work file ``path`` up to date; return the part written
+    (None when the copy already held everything).
 
-    The copy grows as the work file does: when the copy already holds a beginning of the file,
-    only the rest is compressed, as another gzip member appended to it (a reader decompresses
-    the members one after another).  So each version of the copy starts with the bytes of the
-    one before, which git stores as a small difference: committing the copy as the work grows
-    costs about what the new records take.
+    When the parts already hold a beginning of the file, only the rest is compressed, into a
+    new part; otherwise (a line cut short was dropped, the file was replaced) the copy is
+    written anew as one part.  Compressed without a time stamp, so the same lines give the
+    same bytes.
     """
-    target = packed(path)
-    text = path.read_bytes()
-    old = target.read_bytes() if target.exists() else b""
-    try:
-        held = gzip.decompress(old) if old else b""
-    except (OSError, EOFError):
-        held, old = b"", b""  # a copy cut short: written anew
-    if held and text.startswith(held):
-        if len(text) > len(held):
-            target.write_bytes(old + gzip.compress(text[len(held):], mtime=0))
-        return target
-    target.write_bytes(gzip.compress(text, mtime=0))
+    parts = packed_parts(path)
+    held = _held_prefix(path, parts)
+    with path.open("rb") as text:
+        end = last_line_end(text)  # a line being written as we read is left for the next part
+    if held is None:
+        for part in parts:
+            part.unlink()
+        held, parts = 0, []
+    if held >= end:
+        return None
+    target = _part(path, len(parts) + 1)
+    partial = target.with_name(target.name + ".writing")
+    with path.open("rb") as text, partial.open("wb") as raw, \
+            gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as out:
+        text.seek(held)
+        while held < end:
+            block = text.read(min(_BLOCK, end - held))
+            out.write(block)
+            held += len(block)
+    partial.replace(target)
     return target
+
+
+def _held_prefix(path: Path, parts: list[Path]) -> int | None:
+    """How many bytes at the start of ``path`` the ``parts`` hold, or None when their text is not
+    a beginning of the file (or a part is damaged)."""
+    held = 0
+    try:
+        with path.open("rb") as text:
+            for part in parts:
+                with gzip.open(part, "rb") as packed_text:
+                    while block := packed_text.read(_BLOCK):
+                        if text.read(len(block)) != block:
+                            return None
+                        held += len(block)
+    except (OSError, EOFError):
+        return None  # a part cut short
+    return held
