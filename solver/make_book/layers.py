@@ -156,26 +156,55 @@ class Pending:
 
 
 @njit(cache=True)
-def _canonical_keys(moves: np.ndarray) -> np.ndarray:
-    """The canonical key of the position after each row of ``moves`` (1-based columns)."""
-    keys = np.empty(moves.shape[0], dtype=np.int64)
+def replay(moves: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The position after each row of ``moves`` (1-based columns; a row shorter than the
+    matrix ends at its first 0), as a Board holds it: the side to move's discs and the mask."""
+    positions = np.empty(moves.shape[0], dtype=np.int64)
+    masks = np.empty(moves.shape[0], dtype=np.int64)
     for i in range(moves.shape[0]):
         pos = mask = 0
         for j in range(moves.shape[1]):
+            if moves[i, j] == 0:
+                break
             pos ^= mask
             mask |= bits.drop_cell(mask, moves[i, j] - 1)
-        key = pos + mask  # (pos: the discs of the side that did not play last, as in a Board)
-        keys[i] = min(key, mirror(key))
-    return keys
+        positions[i], masks[i] = pos, mask
+    return positions, masks
+
+
+@njit(cache=True)
+def _canonical_keys(moves: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The canonical key of the position after each row of ``moves`` (as ``replay`` reads
+    them), and whether the key is the mirror image's."""
+    positions, masks = replay(moves)
+    keys = np.empty(moves.shape[0], dtype=np.int64)
+    mirrored = np.empty(moves.shape[0], dtype=np.bool_)
+    for i in range(moves.shape[0]):
+        key = positions[i] + masks[i]
+        flipped = mirror(key)
+        keys[i] = min(key, flipped)
+        mirrored[i] = flipped < key
+    return keys, mirrored
+
+
+def canonical_keys(strings: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """The canonical key of the position after each move string (``canonical_key`` on arrays,
+    without a Board each), and whether it is the mirror image's key."""
+    if not strings:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.bool_)
+    width = max(len(moves) for moves in strings)
+    text = "".join(moves.ljust(width, "0") for moves in strings).encode()
+    if len(text) != len(strings) * width:
+        raise ValueError("a move string is not made of the digits 1-7")
+    matrix = np.frombuffer(text, dtype=np.uint8).reshape(len(strings), width) - ord("0")
+    if width and (matrix.max() > bits.WIDTH):
+        raise ValueError("a move string is not made of the digits 1-7")
+    return _canonical_keys(matrix)
 
 
 def recorded_keys(work: Path, discs: int) -> np.ndarray:
     """The canonical keys of the positions of ``discs`` discs that ``work`` has records of."""
-    strings = [moves for moves in record_moves(work) if len(moves) == discs]
-    if not strings:
-        return np.zeros(0, dtype=np.int64)
-    matrix = np.frombuffer("".join(strings).encode(), dtype=np.uint8).reshape(len(strings), discs)
-    return _canonical_keys(matrix - ord("0"))
+    return canonical_keys([moves for moves in record_moves(work) if len(moves) == discs])[0]
 
 
 def pending(discs: int, work: Path) -> Pending:
