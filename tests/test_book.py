@@ -149,6 +149,38 @@ def test_a_damaged_book_is_refused_with_a_reason(tmp_path: Path, damage: Callabl
         read_book(path)
 
 
+@pytest.mark.parametrize(("extra", "message"), [(1, "more data than its count"),
+                                               (-1, "bytes of data missing")])
+def test_a_payload_not_of_its_count_is_refused(tmp_path: Path, extra: int, message: str) -> None:
+    import hashlib
+    import struct
+    import zlib
+
+    payload = bytes(8) + b"\x01\x00\x01" + bytes(max(extra, 0))
+    payload = payload[:len(payload) + min(extra, 0)]
+    path = tmp_path / "bad.bin"
+    path.write_bytes(struct.pack("<8sIB32s", MAGIC, 1, 255, hashlib.sha256(payload).digest())
+                     + zlib.compress(payload))
+    with pytest.raises(BookError, match=message):
+        read_book(path)
+
+
+def test_the_shipped_book_is_read_without_a_copy_of_its_payload() -> None:
+    """The payload (11 bytes a position) is inflated into the entries (8 bytes) and 3 bytes a
+    position, not held whole beside them: reading peaks below twice the entries' size (a
+    reader holding the payload whole peaked at three times)."""
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        book = read_book(DEFAULT_BOOK_PATH)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 2.2 * book.packed.nbytes
+    assert np.array_equal(book.packed, load_book().packed)
+
+
 def test_a_missing_book_is_refused(tmp_path: Path) -> None:
     with pytest.raises(BookError, match="cannot read"):
         load_book(tmp_path / "nowhere.bin")
