@@ -8,7 +8,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -145,3 +145,16 @@ def alive(pid: int) -> bool:
     except OSError:
         return False
     return stat[stat.rfind(")") + 2] != "Z"
+
+
+def gone(pids: Iterable[int], seconds: float) -> bool:
+    """Whether every process of ``pids`` has ended, waiting up to ``seconds`` for them (an
+    orphan killed with its group is reaped by init a moment later, later still on a loaded
+    machine)."""
+    pids = list(pids)
+    deadline = time.monotonic() + seconds
+    while any(alive(pid) for pid in pids):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True

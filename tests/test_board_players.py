@@ -23,7 +23,7 @@ from board import Board
 from outside import AgentFault, FaultKind
 from settings import UsageError
 from tests.boardgames import running_board
-from tests.helpers import alive
+from tests.helpers import alive, gone
 
 ENGINE = Path(__file__).resolve().parent / "data" / "outside" / "engine.py"
 PROGRAM = f'program:"{sys.executable} {ENGINE}"'
@@ -42,12 +42,7 @@ def started_pids(pids: Path) -> list[int]:
 
 def all_gone(pids: Path, timeout: float = 20.0) -> bool:
     """Whether every engine noted has ended (waited for, up to ``timeout``)."""
-    deadline = time.monotonic() + timeout
-    while any(alive(pid) for pid in started_pids(pids)):
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.05)
-    return True
+    return gone(started_pids(pids), timeout)
 
 
 @pytest.fixture(scope="module")
@@ -236,10 +231,7 @@ def test_at_most_max_games_are_kept_the_least_recent_one_ended(pids: Path) -> No
         matches.move("b", PROGRAM, "", Board(), 0.5)
         matches.move("c", PROGRAM, "", Board(), 0.5)  # "a" played least recently: ended
         assert matches.games == 2
-        deadline = time.monotonic() + 20
-        while any(alive(pid) for pid in first) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert not any(alive(pid) for pid in first)
+        assert gone(first, 20)
         # Its page's next move starts a player afresh from the position.
         answer = matches.move("a", PROGRAM, "41", Board.from_moves("41"), 0.5)
         assert answer["fault"] is None and answer["column"] in range(7)

@@ -25,7 +25,7 @@ from engine.players import RandomPlayer
 from outside import AgentFault, ConnectXPlayer, FaultKind, OutsideSpec, ProgramPlayer, split_specs
 from outside.process import Child, Limits, descendants
 from settings import UsageError
-from tests.helpers import alive
+from tests.helpers import alive, gone
 
 DATA = Path(__file__).resolve().parent / "data" / "outside"
 AGENTS = DATA / "connectx"
@@ -181,8 +181,7 @@ def test_a_program_that_forks_and_hangs_is_killed_with_its_child(tmp_path: Path,
     lines = pids.read_text().splitlines()
     engine, child = map(int, lines[-1].split())  # the engine, and the child it started
     assert [int(line) for line in lines[:-1]] == [engine]
-    assert not alive(engine)
-    assert not alive(child)  # the grandchild too
+    assert gone([engine, child], 5.0)  # the grandchild too
 
 
 def test_a_program_that_cannot_start_loses_its_first_move() -> None:
