@@ -54,6 +54,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+from numba import njit
 
 from board import Board, bits
 from board.keys import canonical_key
@@ -349,7 +350,6 @@ def read_book(path: str | Path) -> Book:
         found = _inflate_into(data[header:], [keys.view(np.uint8).data, rest.data], path)
         if sys.byteorder == "big":
             keys.byteswap(inplace=True)  # the file's differences are little-endian
-        np.cumsum(keys, out=keys)
     else:
         payload = data[header:]
         if len(payload) != width * count:
@@ -362,31 +362,45 @@ def read_book(path: str | Path) -> Book:
         raise BookError(f"opening book {path}: checksum mismatch (damaged file)")
     scores, columns = rest[:count].view(np.int8), rest[count:2 * count].view(np.int8)
     exact = rest[2 * count:] if width == ENTRY_BYTES else np.ones(count, dtype=np.uint8)
-    _check(keys, scores, columns, exact, path)
-    core.pack_entries(keys, scores, columns, exact, keys)
+    problem = _decode_entries(keys, scores, columns, exact, magic == MAGIC)
+    if problem >= 0:
+        raise BookError(f"opening book {path}: {_PROBLEMS[problem]}")
     return Book(packed)
 
 
-def _check(keys: np.ndarray, scores: np.ndarray, columns: np.ndarray, exact: np.ndarray,
-           path: Path) -> None:
-    """Refuse entries no book holds (on views and bool arrays, without int64 copies)."""
-    if not keys.size:
-        return
-    if not (keys[1:] > keys[:-1]).all():
-        raise BookError(f"opening book {path}: keys are not strictly increasing")
-    if keys[0] < 0:
-        raise BookError(f"opening book {path}: a key is negative")
-    if keys[-1] >> (bits.WIDTH * bits.H1):
-        raise BookError(f"opening book {path}: a key has bits beyond the board")
-    if not ((columns >= 0) & (columns < bits.WIDTH)).all():
-        raise BookError(f"opening book {path}: a column is outside 0-{bits.WIDTH - 1}")
+_PROBLEMS = ("keys are not strictly increasing", "a key is negative",
+             "a key has bits beyond the board", f"a column is outside 0-{bits.WIDTH - 1}",
+             "a score is outside the possible range", "a flag is neither 0 nor 1",
+             "an outcome-only entry is not -1, 0 or 1")
+
+
+@njit(cache=True)
+def _decode_entries(keys: np.ndarray, scores: np.ndarray, columns: np.ndarray,
+                    exact: np.ndarray, differences: bool) -> int:
+    """Check the entries read and pack them into ``keys`` in place (``core.pack_entry``), in one
+    pass without temporaries; ``differences``: ``keys`` holds each key minus the one before.
+    Returns -1, or the first problem found (an index into ``_PROBLEMS``)."""
     limit = bits.CELLS // 2
-    if not ((scores >= -limit) & (scores <= limit)).all():
-        raise BookError(f"opening book {path}: a score is outside the possible range")
-    if not (exact <= 1).all():
-        raise BookError(f"opening book {path}: a flag is neither 0 nor 1")
-    if not (exact.astype(bool) | ((scores >= -1) & (scores <= 1))).all():
-        raise BookError(f"opening book {path}: an outcome-only entry is not -1, 0 or 1")
+    previous = np.int64(0)
+    for i in range(keys.size):
+        key = keys[i] + previous if differences else keys[i]
+        if i > 0 and key <= previous:
+            return 0
+        if key < 0:
+            return 1
+        if key >> (bits.WIDTH * bits.H1):
+            return 2
+        if not 0 <= columns[i] < bits.WIDTH:
+            return 3
+        if not -limit <= scores[i] <= limit:
+            return 4
+        if exact[i] > 1:
+            return 5
+        if not exact[i] and not -1 <= scores[i] <= 1:
+            return 6
+        previous = key
+        keys[i] = core.pack_entry(key, int(scores[i]), int(columns[i]), exact[i] != 0)
+    return -1
 
 
 _loaded: dict[Path, Book] = {}

@@ -127,7 +127,6 @@ CODE_MASK = 63
 COLUMN_MASK = 7
 WIN_CODE = MAX_SCORE - MIN_SCORE + 1
 LOSS_CODE = WIN_CODE + 1
-_PACK_BLOCK = 1 << 20
 
 
 def new_work() -> np.ndarray:
@@ -137,19 +136,25 @@ def new_work() -> np.ndarray:
     return np.zeros((COUNTERS_ROW + 1, _S_WIDTH), dtype=np.int64)
 
 
+@njit(cache=True, inline="always")
+def pack_entry(key: int, score: int, column: int, exact: bool) -> int:
+    """One booked position as its int64 (see above): ``score`` exact, or where ``exact`` is
+    false the outcome."""
+    if exact or score == 0:
+        code = score - MIN_SCORE
+    else:
+        code = WIN_CODE if score > 0 else LOSS_CODE
+    return (key << BOOK_KEY_SHIFT) | (code << CODE_SHIFT) | column
+
+
+@njit(cache=True)
 def pack_entries(keys: np.ndarray, scores: np.ndarray, columns: np.ndarray, exact: np.ndarray,
                  out: np.ndarray) -> None:
     """Write the entries (sorted canonical keys; scores, exact or, where ``exact`` is 0, the
-    outcome; columns) into ``out`` (int64, one per key), a block at a time: a book complete
-    to 13 discs holds 23 million positions, and int64 temporaries of all of them would add
-    hundreds of MB to the peak of a start-up.  ``keys`` may be ``out`` itself."""
-    for start in range(0, keys.size, _PACK_BLOCK):
-        end = min(start + _PACK_BLOCK, keys.size)
-        score = scores[start:end].astype(np.int64)
-        code = np.where(exact[start:end].astype(bool) | (score == 0), score - MIN_SCORE,
-                        np.where(score > 0, WIN_CODE, LOSS_CODE))
-        out[start:end] = ((keys[start:end].astype(np.int64) << BOOK_KEY_SHIFT)
-                          | (code << CODE_SHIFT) | columns[start:end].astype(np.int64))
+    outcome; columns) into ``out`` (int64, one per key; ``keys`` may be ``out`` itself)."""
+    for i in range(keys.size):
+        out[i] = pack_entry(int(keys[i]), int(scores[i]), int(columns[i]),
+                            exact[i] != 0)
 
 
 @njit(cache=True, inline="always")

@@ -199,19 +199,25 @@ def test_unsorted_keys_are_refused(tmp_path: Path) -> None:
         read_book(path)
 
 
-@pytest.mark.parametrize(("differences", "message"), [
-    ([5, 0], "increasing"),  # a key repeated
-    ([5, -2], "increasing"),  # a key smaller than the one before
-    ([-5, 2], "negative"),
+@pytest.mark.parametrize(("differences", "scores", "columns", "flags", "message"), [
+    ([5, 0], [1, 1], [0, 0], [0, 0], "increasing"),  # a key repeated
+    ([5, -2], [1, 1], [0, 0], [0, 0], "increasing"),  # a key smaller than the one before
+    ([-5, 2], [1, 1], [0, 0], [0, 0], "negative"),
+    ([5, 1 << 49], [1, 1], [0, 0], [0, 0], "bits beyond the board"),
+    ([5, 2], [1, 1], [0, 7], [0, 0], "column is outside 0-6"),
+    ([5, 2], [22, 1], [0, 0], [1, 0], "score is outside the possible range"),
+    ([5, 2], [1, 1], [0, 0], [0, 2], "flag is neither 0 nor 1"),
+    ([5, 2], [1, 3], [0, 0], [0, 0], "outcome-only entry is not -1, 0 or 1"),
 ])
-def test_keys_out_of_order_in_the_current_format_are_refused(
-        tmp_path: Path, differences: list[int], message: str) -> None:
+def test_entries_no_book_holds_are_refused_naming_the_problem(
+        tmp_path: Path, differences: list[int], scores: list[int], columns: list[int],
+        flags: list[int], message: str) -> None:
     import hashlib
     import struct
     import zlib
 
     payload = (b"".join(d.to_bytes(8, "little", signed=True) for d in differences)
-               + bytes([1, 1]) + bytes([0, 0]) + bytes([0, 0]))
+               + bytes(scores) + bytes(columns) + bytes(flags))
     path = tmp_path / "bad.bin"
     path.write_bytes(struct.pack("<8sIB32s", MAGIC, 2, 255, hashlib.sha256(payload).digest())
                      + zlib.compress(payload))
