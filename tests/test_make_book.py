@@ -318,6 +318,10 @@ def test_the_build_derives_the_shipped_books_layers_from_its_layer_7(tmp_path: P
                  layers_work=work, pack_work=False)
     built = read_book(tmp_path / "book.bin")
     assert info["complete_discs"] == built.complete_discs == 7
+    outcomes = np.sign([record.score for record in last.values()])
+    assert info["layer_outcomes"] == {"won": int((outcomes > 0).sum()),
+                                      "drawn": int((outcomes == 0).sum()),
+                                      "lost": int((outcomes < 0).sum())}
     expected = shipped.up_to(7)
     assert np.array_equal(built.up_to(7).packed, expected.packed)
 

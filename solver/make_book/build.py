@@ -319,6 +319,9 @@ def build(
         "complete_discs": complete,
         "layer": discs,
         "layer_positions_solved": len(layer),
+        # The solved layer's outcomes for its side to move.
+        "layer_outcomes": {name: int((np.sign(layer.scores) == sign).sum())
+                           for name, sign in (("won", 1), ("drawn", 0), ("lost", -1))},
         "path": path_params,
         "path_positions": len(path_records),
         "positions_by_discs": {str(k): by_discs[k] for k in sorted(by_discs)},
