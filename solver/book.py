@@ -325,9 +325,9 @@ def read_book(path: str | Path) -> Book:
     """Read and check a book file (any format); raises ``BookError`` saying what is wrong.
 
     The book's one array is filled in place: a format-3 payload is inflated straight into it
-    (the keys' differences) and into one byte array (scores, columns, flags), so reading peaks
-    at about the book's size plus a quarter, not twice that (a book complete to 13 discs holds
-    23 million positions: 187 MB of entries, its payload 256 MB)."""
+    (the keys' differences) and into one byte array (scores, columns, flags), then checked and
+    packed in one pass.  So reading holds the entries, 3 bytes a position and the file, not the
+    payload beside them (a book complete to 13 discs: 187 MB of entries, a payload of 256 MB)."""
     path = Path(path)
     try:
         data = memoryview(path.read_bytes())
@@ -346,8 +346,9 @@ def read_book(path: str | Path) -> Book:
     packed[0] = -1 if complete == NO_COMPLETE_LAYER else int(complete)
     keys = packed[1:]
     if magic == MAGIC:
-        rest = np.empty((width - 8) * count, dtype=np.uint8)
-        found = _inflate_into(data[header:], [keys.view(np.uint8).data, rest.data], path)
+        values = np.empty((width - 8) * count, dtype=np.uint8)
+        payload_digest = _inflate_into(data[header:], [keys.view(np.uint8).data, values.data],
+                                       path)
         if sys.byteorder == "big":
             keys.byteswap(inplace=True)  # the file's differences are little-endian
     else:
@@ -355,13 +356,14 @@ def read_book(path: str | Path) -> Book:
         if len(payload) != width * count:
             raise BookError(f"opening book {path}: {len(payload)} bytes of data for {count}"
                             f" entries, expected {width * count} (truncated?)")
-        found = hashlib.sha256(payload).digest()
+        payload_digest = hashlib.sha256(payload).digest()
         keys[:] = np.frombuffer(payload, dtype="<i8", count=count)
-        rest = np.frombuffer(payload, dtype=np.uint8, offset=8 * count)
-    if found != digest:
+        values = np.frombuffer(payload, dtype=np.uint8, offset=8 * count)
+    if payload_digest != digest:
         raise BookError(f"opening book {path}: checksum mismatch (damaged file)")
-    scores, columns = rest[:count].view(np.int8), rest[count:2 * count].view(np.int8)
-    exact = rest[2 * count:] if width == ENTRY_BYTES else np.ones(count, dtype=np.uint8)
+    # ``values``: the scores, the columns, then (from format 2 on) the exact flags.
+    scores, columns = values[:count].view(np.int8), values[count:2 * count].view(np.int8)
+    exact = values[2 * count:] if width == ENTRY_BYTES else np.ones(count, dtype=np.uint8)
     problem = _decode_entries(keys, scores, columns, exact, magic == MAGIC)
     if problem >= 0:
         raise BookError(f"opening book {path}: {_PROBLEMS[problem]}")

@@ -21,11 +21,13 @@ import pytest
 from batch import open_executor
 from board import Board
 from board.keys import canonical_key
+from settings import UsageError
 from solver import Solver
 from solver.book import BookEntry, BookError, load_book, read_book
 from solver.make_book import cli
 from solver.make_book.build import Entries, build, derive, read_layer
 from solver.make_book.layers import (
+    canonical_keys,
     generate,
     layer_positions,
     mirror_moves,
@@ -83,6 +85,16 @@ def test_recorded_keys_read_whole_records_of_the_layer_only(tmp_path: Path) -> N
     found = recorded_keys(work, 4)
     expected = [canonical_key(Board.from_moves(m))[0] for m in ("4453", "1135", "2222")]
     assert found.tolist() == expected
+
+
+def test_canonical_keys_are_those_of_the_boards_and_refuse_what_is_not_a_game() -> None:
+    strings = ["", "4", "4453", "7753", "1135", "44444", "1212121"]  # (the last: won at the end)
+    keys, mirrored = canonical_keys(strings)
+    for moves, key, flipped in zip(strings, keys.tolist(), mirrored.tolist(), strict=True):
+        assert (key, flipped) == canonical_key(Board.from_moves(moves))
+    for bad in ("4044", "448", "4a", "4\u0664", "4444444", "12121212"):
+        with pytest.raises(ValueError, match=f"move string {bad!r}"):
+            canonical_keys(["44", bad, "1"])
 
 
 def test_the_book_of_the_layer_below_gives_the_same_records_sooner() -> None:
@@ -487,12 +499,60 @@ def test_the_packed_copy_grows_by_parts_that_never_change(tmp_path: Path) -> Non
     assert gzip.decompress(first.read_bytes()) == b'{"c":3}\n'
 
 
+def test_a_copy_that_is_not_the_files_beginning_is_replaced_whole_and_only_when_written(
+        tmp_path: Path) -> None:
+    import gzip
+
+    from solver.make_book.work import pack, packed_parts
+
+    work = tmp_path / "w.jsonl"
+    lines = [f'{{"n":{n}}}\n' for n in range(4)]
+    for count in (1, 2, 3):
+        work.write_text("".join(lines[:count]))
+        pack(work)
+    first, second, third = packed_parts(work)
+    stale = tmp_path / "w.jsonl.5.gz"  # after a gap: not read, but removed with the rest
+    stale.write_bytes(gzip.compress(b'{"n":5}\n'))
+
+    work.write_text("")  # nothing to pack: the copy is kept as it is
+    assert pack(work) is None and packed_parts(work) == [first, second, third]
+
+    second.write_bytes(second.read_bytes()[:-5])  # a part cut short: the copy is written anew
+    work.write_text("".join(lines))
+    assert pack(work) == first
+    assert packed_parts(work) == [first] and not stale.exists() and not third.exists()
+    assert gzip.decompress(first.read_bytes()).decode() == "".join(lines)
+
+    first.write_bytes(b"\x1f\x8b\x08\x00" + bytes(20))  # damaged: the same
+    assert pack(work) == first
+    assert gzip.decompress(first.read_bytes()).decode() == "".join(lines)
+
+
+def test_a_damaged_part_is_an_error_naming_it(tmp_path: Path) -> None:
+    from solver.make_book.work import pack, packed_parts, record_moves, unpack
+
+    work = tmp_path / "w.jsonl"
+    work.write_text('{"moves":"4","column":3,"score":1,"exact":true,"nodes":1,"seconds":0.0}\n')
+    pack(work)
+    (part,) = packed_parts(work)
+    work.unlink()
+    part.write_bytes(part.read_bytes()[:-12])
+    with pytest.raises(UsageError, match=f"{part}: a damaged or cut-short part"):
+        list(record_moves(work))
+    with pytest.raises(UsageError, match=f"{part}: a damaged or cut-short part"):
+        unpack(work)
+    assert not work.exists() and not list(tmp_path.glob("*.unpacking"))
+
+
 def test_pack_command_says_what_it_wrote(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     work = tmp_path / "w.jsonl"
     assert cli.main(["pack", "--work", str(work)]) == cli.EXIT_USAGE
-    assert "no such work file" in capsys.readouterr().err
+    assert "w.jsonl: no such work file (nor w.jsonl.gz)" in capsys.readouterr().err
     work.write_text('{"params":{"layer":1}}\n')
     assert cli.main(["pack", "--work", str(work)]) == 0
     assert "wrote" in capsys.readouterr().err and (tmp_path / "w.jsonl.gz").exists()
     assert cli.main(["pack", "--work", str(work)]) == 0
     assert "up to date; 1 part(s)" in capsys.readouterr().err
+    work.unlink()
+    assert cli.main(["pack", "--work", str(work)]) == cli.EXIT_USAGE
+    assert "only its packed copy, which holds everything" in capsys.readouterr().err

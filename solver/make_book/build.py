@@ -35,6 +35,7 @@ from numba import njit
 
 from board import Board, bits
 from board.keys import mirror
+from settings import UsageError
 from solver.book import Book, BookEntry, BookError, discs_of, save_book
 from solver.core import CELLS, win_now_score
 from solver.make_book.layers import Layer, canonical_keys, layers_up_to, replay
@@ -133,7 +134,10 @@ def read_layer(work: Path) -> SolvedLayer:
     exact: list[bool] = []
 
     def flush() -> None:
-        keys, mirrored = canonical_keys(moves)
+        try:
+            keys, mirrored = canonical_keys(moves)
+        except ValueError as exc:
+            raise UsageError(f"{work}: {exc}") from None
         column = np.array(columns, dtype=np.int8)
         parts.append((keys, np.array(scores, dtype=np.int8),
                       np.where(mirrored, bits.WIDTH - 1 - column, column).astype(np.int8),
@@ -247,7 +251,7 @@ def derived_layer(layer: Layer, below: Entries, exact_path: Entries) -> Entries 
     """The entries of every position of ``layer``, from the layer ``below`` (None if a
     position of that layer is missing: the solved layer is not complete yet); a position the
     path has exact takes the path's entry."""
-    positions, masks = replay(layer.moves)
+    positions, masks, _ = replay(layer.moves)  # (the listing's own move strings: all games)
     scores, columns, exact, missing = _derive_rows(positions, masks, layer.moves.shape[1],
                                                    below.keys, below.scores, below.columns,
                                                    below.exact)

@@ -99,8 +99,10 @@ def _parser() -> argparse.ArgumentParser:
 
 def _run_pack(args: argparse.Namespace) -> int:
     if not args.work.exists():
-        raise UsageError(f"{args.work}: no such work file (a fresh clone has only its packed"
-                         " copy, which is up to date)")
+        if packed_parts(args.work):
+            raise UsageError(f"{args.work}: no such work file, only its packed copy, which"
+                             " holds everything there is")
+        raise UsageError(f"{args.work}: no such work file (nor {packed(args.work).name})")
     written = pack(args.work)
     parts = packed_parts(args.work)
     size = sum(part.stat().st_size for part in parts)

@@ -156,30 +156,32 @@ class Pending:
 
 
 @njit(cache=True)
-def replay(moves: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def replay(moves: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
     """The position after each row of ``moves`` (1-based columns; a row shorter than the
-    matrix ends at its first 0), as a Board holds it: the side to move's discs and the mask."""
-    positions = np.empty(moves.shape[0], dtype=np.int64)
-    masks = np.empty(moves.shape[0], dtype=np.int64)
+    matrix ends at its first 0), as a Board holds it: the side to move's discs and the mask;
+    and the first row that is not a game (a full column played, or a move after a win), or
+    -1.  (The digits are taken to be 1-7: ``move_matrix`` checks them.)"""
+    positions = np.zeros(moves.shape[0], dtype=np.int64)
+    masks = np.zeros(moves.shape[0], dtype=np.int64)
     for i in range(moves.shape[0]):
         pos = mask = 0
         for j in range(moves.shape[1]):
             if moves[i, j] == 0:
                 break
+            if not bits.can_play(mask, moves[i, j] - 1) or bits.has_four(pos ^ mask):
+                return positions, masks, i  # (pos ^ mask: the discs of the side that just played)
             pos ^= mask
             mask |= bits.drop_cell(mask, moves[i, j] - 1)
         positions[i], masks[i] = pos, mask
-    return positions, masks
+    return positions, masks, -1
 
 
 @njit(cache=True)
-def _canonical_keys(moves: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The canonical key of the position after each row of ``moves`` (as ``replay`` reads
-    them), and whether the key is the mirror image's."""
-    positions, masks = replay(moves)
-    keys = np.empty(moves.shape[0], dtype=np.int64)
-    mirrored = np.empty(moves.shape[0], dtype=np.bool_)
-    for i in range(moves.shape[0]):
+def _canonical_keys(positions: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The canonical key of each position, and whether it is the mirror image's."""
+    keys = np.empty(positions.size, dtype=np.int64)
+    mirrored = np.empty(positions.size, dtype=np.bool_)
+    for i in range(positions.size):
         key = positions[i] + masks[i]
         flipped = mirror(key)
         keys[i] = min(key, flipped)
@@ -187,19 +189,32 @@ def _canonical_keys(moves: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return keys, mirrored
 
 
+def move_matrix(strings: Sequence[str]) -> np.ndarray:
+    """Move strings as rows of 1-based columns (uint8), a shorter one ended by zeros;
+    ``ValueError`` naming the first string that is not made of the digits 1-7."""
+    width = max((len(moves) for moves in strings), default=0)
+    text = "".join(moves.ljust(width, "0") for moves in strings).encode()
+    if len(text) != len(strings) * width:  # a character beyond ASCII
+        bad = next(moves for moves in strings if not moves.isascii())
+        raise ValueError(f"move string {bad!r}: not made of the digits 1-7")
+    matrix = np.frombuffer(text, dtype=np.uint8).reshape(len(strings), width) - ord("0")
+    lengths = np.fromiter(map(len, strings), dtype=np.int64, count=len(strings))
+    played = np.arange(width) < lengths[:, None]
+    wrong = np.flatnonzero((played & ((matrix < 1) | (matrix > bits.WIDTH))).any(axis=1))
+    if wrong.size:
+        raise ValueError(f"move string {strings[wrong[0]]!r}: not made of the digits 1-7")
+    return matrix
+
+
 def canonical_keys(strings: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
     """The canonical key of the position after each move string (``canonical_key`` on arrays,
-    without a Board each), and whether it is the mirror image's key."""
-    if not strings:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.bool_)
-    width = max(len(moves) for moves in strings)
-    text = "".join(moves.ljust(width, "0") for moves in strings).encode()
-    if len(text) != len(strings) * width:
-        raise ValueError("a move string is not made of the digits 1-7")
-    matrix = np.frombuffer(text, dtype=np.uint8).reshape(len(strings), width) - ord("0")
-    if width and (matrix.max() > bits.WIDTH):
-        raise ValueError("a move string is not made of the digits 1-7")
-    return _canonical_keys(matrix)
+    without a Board each), and whether it is the mirror image's key; ``ValueError`` naming the
+    first string that is not a game (as ``Board.from_moves`` refuses it)."""
+    positions, masks, bad = replay(move_matrix(strings))
+    if bad >= 0:
+        raise ValueError(f"move string {strings[bad]!r}: a full column played, or a move after"
+                         " a win")
+    return _canonical_keys(positions, masks)
 
 
 def recorded_keys(work: Path, discs: int) -> np.ndarray:

@@ -11,9 +11,10 @@ interruption can at worst cut the last line short: reading skips a line that is 
 A work file ``F`` may be shipped compressed, in parts: ``F.gz``, then ``F.2.gz``, ``F.3.gz`` ...,
 which decompress to ``F``'s text one after another (``pack``).  Reading takes the parts while
 there is no plain ``F``; the first run of a generator in a fresh clone unpacks them, and later
-runs append to the plain file.  A part, once written, never changes: committing the shipped
-copy as a run goes on adds only a part of the new lines (a layer's work file is 100 MB packed;
-rewriting it at each commit would cost the repository that much each time).
+runs append to the plain file.  While the file continues its parts, ``pack`` adds a part of
+the new lines and leaves the others as they are, so committing the shipped copy as a run goes
+on adds only what is new (a layer's work file is 100 MB packed; rewriting it at each commit
+would cost the repository that much each time).  A damaged or cut part is an error naming it.
 """
 
 from __future__ import annotations
@@ -21,7 +22,9 @@ from __future__ import annotations
 import gzip
 import json
 import shutil
+import zlib
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,6 +32,7 @@ from typing import Any
 from batch.lines import append_lines, last_line_end
 from board import Board, bits
 from board.keys import canonical_key
+from settings import UsageError
 
 _BLOCK = 1 << 22  # bytes read at a time when packing and unpacking
 
@@ -97,19 +101,34 @@ def unpack(path: Path) -> None:
     if path.exists() or not parts:
         return
     partial = path.with_name(path.name + ".unpacking")
-    with partial.open("wb") as out:
-        for part in parts:
-            with gzip.open(part, "rb") as text:
-                shutil.copyfileobj(text, out, _BLOCK)
+    try:
+        with partial.open("wb") as out:
+            for part in parts:
+                with _reading(part), gzip.open(part, "rb") as text:
+                    shutil.copyfileobj(text, out, _BLOCK)
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
     partial.replace(path)
+
+
+@contextmanager
+def _reading(part: Path) -> Iterator[None]:
+    """Turn a damaged or cut-short compressed part into an error naming it."""
+    try:
+        yield
+    except (OSError, EOFError, zlib.error) as exc:
+        raise UsageError(f"{part}: a damaged or cut-short part of a work file ({exc})") from None
 
 
 def _text_lines(path: Path) -> Iterator[str]:
     """A work file's lines, read as they are needed (a layer's file has millions); a missing
     work file is read from its shipped compressed parts, which stay packed: reading writes
-    nothing (``WorkFile`` unpacks them before appending)."""
+    nothing (``WorkFile`` unpacks them before appending).  The first part named as the file
+    (``F.gz``) reads all of them."""
     if path.suffix == ".gz":
-        parts = [path]
+        work = path.with_suffix("")
+        parts = packed_parts(work) if path == packed(work) else [path]
     elif path.exists():
         with path.open() as lines:
             yield from lines
@@ -117,7 +136,7 @@ def _text_lines(path: Path) -> Iterator[str]:
     else:
         parts = packed_parts(path)
     for part in parts:
-        with gzip.open(part, "rt") as lines:
+        with _reading(part), gzip.open(part, "rt") as lines:
             yield from lines
 
 
@@ -196,32 +215,35 @@ class WorkFile:
 
 def pack(path: Path) -> Path | None:
     """Bring the compressed copy of the work file ``path`` up to date; return the part written
-    (None when the copy already held everything).
+    (None when the copy already held every whole line).
 
-    When the parts already hold a beginning of the file, only the rest is compressed, into a
-    new part; otherwise (a line cut short was dropped, the file was replaced) the copy is
-    written anew as one part.  Compressed without a time stamp, so the same lines give the
-    same bytes.
+    When the parts hold a beginning of the file, only the rest is compressed, into a new part.
+    Otherwise (a line cut short was dropped, the file was replaced, a part is damaged) the copy
+    is written anew as one part, which replaces the old parts only once it is whole.  Only whole
+    lines are packed: a line being written as the file is read is left for the next part.
+    Compressed without a time stamp, so the same lines give the same bytes.
     """
     parts = packed_parts(path)
     held = _held_prefix(path, parts)
     with path.open("rb") as text:
-        end = last_line_end(text)  # a line being written as we read is left for the next part
-    if held is None:
-        for part in parts:
-            part.unlink()
-        held, parts = 0, []
-    if held >= end:
+        end = last_line_end(text)
+    start = 0 if held is None else held
+    if start >= end:
         return None
-    target = _part(path, len(parts) + 1)
+    target = packed(path) if held is None else _part(path, len(parts) + 1)
     partial = target.with_name(target.name + ".writing")
     with path.open("rb") as text, partial.open("wb") as raw, \
             gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as out:
-        text.seek(held)
-        while held < end:
-            block = text.read(min(_BLOCK, end - held))
+        text.seek(start)
+        while start < end:
+            block = text.read(min(_BLOCK, end - start))
             out.write(block)
-            held += len(block)
+            start += len(block)
+    if held is None:  # every old part goes, the last first (and any after a gap)
+        numbered = [p for p in path.parent.glob(f"{path.name}.*.gz")
+                    if p.name[len(path.name) + 1:-3].isdigit()]
+        for old in sorted(numbered, key=lambda p: -int(p.name[len(path.name) + 1:-3])):
+            old.unlink()
     partial.replace(target)
     return target
 
@@ -238,6 +260,6 @@ def _held_prefix(path: Path, parts: list[Path]) -> int | None:
                         if text.read(len(block)) != block:
                             return None
                         held += len(block)
-    except (OSError, EOFError):
-        return None  # a part cut short
+    except (OSError, EOFError, zlib.error):
+        return None  # a part damaged or cut short
     return held
