@@ -104,8 +104,11 @@ def press(driver: WebDriver, key: str) -> None:
 def verdict_row(driver: WebDriver) -> list[str]:
     """Each column's outcome as the page shows it (the exact length may differ from one
     analysis to the next: a warmer table proves more)."""
-    return [cell.get_attribute("data-outcome") or cell.text
-            for cell in driver.find_elements(By.CSS_SELECTOR, "#verdicts .verdict")]
+    # Read in one script call: cell by cell, a row the page redraws meanwhile goes stale.
+    row = driver.execute_script(
+        "return Array.from(document.querySelectorAll('#verdicts .verdict'),"
+        " cell => cell.dataset.outcome || cell.innerText.trim());")
+    return [str(cell) for cell in row]
 
 
 def api_outcomes(url: str, moves: str) -> list[str]:

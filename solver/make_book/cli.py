@@ -22,7 +22,14 @@ from solver.make_book.work import pack, packed, packed_parts, read_params
 from solver.table import TABLE_BITS
 from terminal import progress
 
-DEFAULT_LAYERS_WORK = DEFAULT_BOOK_PATH.with_name("layers-work.jsonl")
+
+def layer_work(discs: int) -> Path:
+    """Layer ``discs``'s work file (``solver/data/layerN-work.jsonl``, its packed parts beside it)."""
+    return DEFAULT_BOOK_PATH.with_name(f"layer{discs}-work.jsonl")
+
+
+SHIPPED_LAYER = 13  # the solved layer the shipped book is built from
+DEFAULT_LAYERS_WORK = layer_work(SHIPPED_LAYER)
 SUMMARY_PATH = DEFAULT_BOOK_PATH.with_name("book.json")
 DEFAULT_LAYER = 8  # a new work file's layer when --discs is not given
 EXIT_USAGE = 2
@@ -64,8 +71,10 @@ def _parser() -> argparse.ArgumentParser:
     lay.add_argument("--discs", type=int, default=None, choices=range(0, 14), metavar="N",
                      help="the layer to solve completely (default: the work file's layer, "
                           f"else {DEFAULT_LAYER})")
-    lay.add_argument("--work", type=Path, default=DEFAULT_LAYERS_WORK, metavar="FILE",
-                     help="the work file to append to and resume from (default: %(default)s)")
+    lay.add_argument("--work", type=Path, default=None, metavar="FILE",
+                     help="the work file to append to and resume from (default: the layer's,"
+                          " layerN-work.jsonl beside the book; without --discs, layer"
+                          f" {SHIPPED_LAYER}'s)")
     lay.add_argument("--chunk", type=_positive_int, default=64, metavar="K",
                      help="positions per task (neighbours in key order; default 64)")
     _add_executor_options(lay)
@@ -112,6 +121,8 @@ def _run_pack(args: argparse.Namespace) -> int:
 
 
 def _run_layers(args: argparse.Namespace, stop_at: float) -> int:
+    if args.work is None:
+        args.work = DEFAULT_LAYERS_WORK if args.discs is None else layer_work(args.discs)
     recorded = read_params(args.work).get("layer")
     if args.discs is None:
         args.discs = recorded if isinstance(recorded, int) else DEFAULT_LAYER
