@@ -94,6 +94,17 @@ def _part(work: Path, number: int) -> Path:
     return packed(work) if number == 1 else work.with_name(f"{work.name}.{number}.gz")
 
 
+def _numbered_parts(work: Path) -> dict[int, Path]:
+    """Every part ``F.N.gz`` beside the work file by its number, gaps or not (``_part``'s names
+    read back)."""
+    found = {}
+    for part in work.parent.glob(f"{work.name}.*.gz"):
+        number = part.name[len(work.name) + 1:-len(".gz")]
+        if number.isdigit():
+            found[int(number)] = part
+    return found
+
+
 def unpack(path: Path) -> None:
     """Unpack a missing work file from its shipped compressed copy, if there is one (through a
     temporary file, so that an interruption leaves no half-written work file)."""
@@ -127,8 +138,7 @@ def _text_lines(path: Path) -> Iterator[str]:
     nothing (``WorkFile`` unpacks them before appending).  The first part named as the file
     (``F.gz``) reads all of them."""
     if path.suffix == ".gz":
-        work = path.with_suffix("")
-        parts = packed_parts(work) if path == packed(work) else [path]
+        parts = packed_parts(path.with_suffix(""))
     elif path.exists():
         with path.open() as lines:
             yield from lines
@@ -240,9 +250,7 @@ def pack(path: Path) -> Path | None:
             out.write(block)
             start += len(block)
     if held is None:  # every old part goes, the last first (and any after a gap)
-        numbered = [p for p in path.parent.glob(f"{path.name}.*.gz")
-                    if p.name[len(path.name) + 1:-3].isdigit()]
-        for old in sorted(numbered, key=lambda p: -int(p.name[len(path.name) + 1:-3])):
+        for _, old in sorted(_numbered_parts(path).items(), reverse=True):
             old.unlink()
     partial.replace(target)
     return target
