@@ -112,7 +112,9 @@ class BatchExecutor:
 
         Ctrl-C: nothing more is sent, ``on_stopping(n)`` is told how many tasks already running
         it waits for, their results are handed over, and ``KeyboardInterrupt`` is raised again;
-        a second Ctrl-C abandons them.  A task's own error abandons the others and is raised.
+        a second Ctrl-C abandons them.  A Ctrl-C that comes while ``on_result`` runs waits until
+        it returns: a result is kept whole or not at all.  A task's own error abandons the
+        others and is raised.
         """
         sending = iter(items)
         limit = max(1, in_flight or 2 * self.slots)
@@ -135,7 +137,7 @@ class BatchExecutor:
                         if self._lost(future, generation):  # its worker died: send it again
                             self._send(pending, function, args)
                         else:
-                            on_result(args, self._result(future))
+                            _hand_over(on_result, args, self._result(future))
                     if caught:
                         raise KeyboardInterrupt  # a Ctrl-C whose own was lost (_ctrl_c_noted)
             except KeyboardInterrupt:
@@ -157,7 +159,7 @@ class BatchExecutor:
                 done, waiting = wait(waiting, return_when=FIRST_COMPLETED)
                 for future in done:
                     if not future.cancelled() and future.exception() is None:
-                        on_result(running[future][0], future.result())
+                        _hand_over(on_result, running[future][0], future.result())
         except BaseException:  # a second Ctrl-C
             self._abandon(running)
             raise
@@ -204,13 +206,20 @@ class _InProcess(BatchExecutor):
             for args in items:
                 if time.monotonic() >= stop_at:
                     return False
-                on_result(args, function(*args))
+                _hand_over(on_result, args, function(*args))
                 if caught:
                     raise KeyboardInterrupt  # a Ctrl-C whose own was lost (_ctrl_c_noted)
         return True
 
     def close(self) -> None:
         forget_worker_state()
+
+
+def _hand_over(on_result: OnResult, args: Args, result: Any) -> None:
+    """``on_result(args, result)`` whole: a Ctrl-C during it is raised once it is done, so a
+    result is never half kept (counted but not written, or written but not counted)."""
+    with _ctrl_c_deferred():
+        on_result(args, result)
 
 
 def _ignore_ctrl_c() -> None:

@@ -84,6 +84,26 @@ def test_ctrl_c_hands_over_the_tasks_running_and_sends_no_more(
     assert max(back) < 1 + 3  # the first tasks sent: none was sent after the Ctrl-C
 
 
+def test_a_ctrl_c_while_a_result_is_kept_waits_until_it_is_kept_whole(
+        executor: BatchExecutor) -> None:
+    halves: list[tuple[int, str]] = []
+
+    def keep_in_two_steps(args: tuple[Any, ...], result: tuple[int, int]) -> None:
+        halves.append((result[0], "counted"))
+        if len(halves) == 1:
+            os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C between counting and writing
+            for _ in range(1000):  # bytecodes on which Python would raise it
+                pass
+        halves.append((result[0], "written"))
+
+    with pytest.raises(KeyboardInterrupt):
+        executor.run(pid_after, [(0.05, value) for value in range(20)], keep_in_two_steps)
+    kept = [value for value, step in halves if step == "counted"]
+    assert 1 <= len(kept) < 20
+    assert halves == [(value, step) for value in kept for step in ("counted", "written")]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
 def test_a_killed_pool_worker_loses_nothing_and_the_run_completes() -> None:
     back: list[tuple[int, int]] = []
 
