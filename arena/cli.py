@@ -34,19 +34,20 @@ from commandline import (
     mode_option,
     option,
     repeat_command,
+    sandbox_option,
     scheduler_option,
     time_option,
     whole,
     workers_option,
     writable_folder,
 )
-from ecosystems.players import SPEC_HELP, parse_spec, split_specs
+from ecosystems.players import SPEC_HELP, parse_spec, sandbox_layers, split_specs
 from engine.games import PlayedMove
 from engine.overrides import with_mode
 from engine.players import OursPlayer
 from settings import AgentSettings, SolverSettings, UsageError
 from terminal import progress
-from vocabulary import Mode, column_label
+from vocabulary import Mode, Sandbox, column_label
 
 # --- tournament -----------------------------------------------------------------------------
 
@@ -83,6 +84,7 @@ class TournamentOptions:
     python: str | None = option("--python", metavar="PATH",
                                 help="the Python that runs the connectx: agent files (default:"
                                      " this one; a spec's python=PATH wins)")
+    sandbox: Sandbox | None = sandbox_option()
 
 
 
@@ -91,8 +93,12 @@ def tournament_command(options: TournamentOptions, context: Context) -> int:
     # The one place a tournament's time is read: an ``ours`` without one plays --time, else
     # the configured time per move, and carries it in its spec to the workers.
     seconds = settings.agent.seconds_per_move if options.time is None else options.time
-    specs = [parse_spec(part, seconds=seconds, python=options.python)
+    sandbox = options.sandbox or settings.outside.sandbox
+    specs = [parse_spec(part, seconds=seconds, python=options.python, sandbox=sandbox)
              for part in split_specs(options.players)]
+    layers = sandbox_layers(specs)
+    if layers is not None:
+        print(layers.line(), file=sys.stderr)
     games = options.games
     if games is None:
         games = 2 * 7**options.opening_plies if options.every_opening else DEFAULT_GAMES
@@ -132,7 +138,7 @@ def tournament_command(options: TournamentOptions, context: Context) -> int:
                       " command plays the rest", file=sys.stderr)
             raise
     summary = summarize(plan, outcomes, workers=executor.slots,
-                        elapsed=time.monotonic() - start)
+                        elapsed=time.monotonic() - start, sandbox=layers)
 
     if options.json:
         print(json.dumps(summary.to_dict()))
@@ -152,7 +158,8 @@ def _command_line(options: TournamentOptions, plan: TournamentPlan, config: str 
                           seed=plan.seed, opening_plies=options.opening_plies or None,
                           every_opening=options.every_opening, time=options.time,
                           workers=options.workers, scheduler=options.scheduler,
-                          out=options.out, python=options.python, config=config)
+                          out=options.out, python=options.python, sandbox=options.sandbox,
+                          config=config)
 
 
 # --- play -----------------------------------------------------------------------------------

@@ -6,8 +6,11 @@ with the wall clock, and stops at four in a row or a full board.  A player that 
 impossible column, or whose ``choose`` raises, loses the game there (recorded as a forfeit with
 the reason) instead of stopping a tournament of hundreds of games; only a person quitting
 (``GameAbandoned``) or Ctrl-C ends a game without a result.  An outside agent's fault
-(``outside.AgentFault``: late, illegal, not a column, a crash...) is such a forfeit too, its
-``FaultKind`` the game's reason and its words the detail.
+(``outside.AgentFault``: late, illegal, not a column, a crash, the sandbox's...) is such a
+forfeit too, its ``FaultKind`` the game's reason and its words the detail.  An outside agent
+whose process was ended from outside its sandbox (``outside.AgentStopped``) loses nothing: the
+game is recorded as ``stopped``, with no winner and no points for either side.  A ``UsageError``
+(a sandbox that ``--sandbox strict`` refuses) is the user's to fix: it stops the run.
 
 The arena plays the real rules: four in a row wins even when it fills the last cell.  (The
 course environment scores that case as a draw; it can only turn one of our losses into a draw
@@ -25,21 +28,23 @@ from typing import Any
 from board import WIDTH, Board
 from engine.games import PlayedMove
 from engine.players import Player
-from outside.faults import AgentFault, FaultKind
+from outside.faults import AgentFault, AgentStopped, FaultKind
+from settings import UsageError
 
 # PlayedGame.reason values; beside these, an outside agent's FaultKind values (late, crashed...)
 FOUR = "four"          # the winner connected four
 FULL = "full"          # the board filled up: a draw
 ILLEGAL = "illegal"    # the loser answered with a column it could not play
 ERROR = "error"        # the loser's choose() raised
-ENDINGS = (FOUR, FULL)  # the reasons of games the board decided; any other is a forfeit
+STOPPED = "stopped"    # a player's process was ended from outside its sandbox: no result
+ENDINGS = (FOUR, FULL)  # the reasons of games the board decided; any other but STOPPED is a forfeit
 assert {ILLEGAL, ERROR} <= {kind.value for kind in FaultKind}  # one name for one fault
 
 
 def is_forfeit(reason: str) -> bool:
     """True for the reason of a game lost by a fault (an illegal move, a crash, an outside
     agent's late move...) rather than decided on the board."""
-    return reason not in ENDINGS
+    return reason not in ENDINGS and reason != STOPPED
 
 
 class GameAbandoned(Exception):
@@ -50,7 +55,8 @@ class GameAbandoned(Exception):
 class PlayedGame:
     """A finished game: who played, every legal move, and how it ended.
 
-    ``winner`` is 0 (the first player), 1 (the second) or None (a draw).  For a forfeit
+    ``winner`` is 0 (the first player), 1 (the second) or None (a draw, or a game stopped from
+    outside: ``reason`` ``stopped``, which counts for neither side).  For a forfeit
     (``reason`` ``illegal``, ``error`` or another ``FaultKind``: ``is_forfeit``) ``detail``
     says what the loser did; its last answer is not among ``moves``.
     """
@@ -66,6 +72,19 @@ class PlayedGame:
     @property
     def columns(self) -> list[int]:
         return [m.column for m in self.moves]
+
+    @property
+    def stopped(self) -> bool:
+        """Whether the game was stopped from outside: it has no result."""
+        return self.reason == STOPPED
+
+    def points(self, side: int) -> float | None:
+        """What side 0 (first) or 1 got: 1, 0.5 or 0; None for a stopped game."""
+        if self.stopped:
+            return None
+        if self.winner is None:
+            return 0.5
+        return 1.0 if self.winner == side else 0.0
 
     def to_dict(self) -> dict[str, Any]:
         return {"first": self.first, "second": self.second,
@@ -125,11 +144,14 @@ def play_game(
         began, began_cpu = clock(), time.process_time()
         try:
             column = player.choose(loop.board)
-        except GameAbandoned:
+        except (GameAbandoned, UsageError):
             raise
         except AgentFault as fault:  # an outside agent's fault, in its own words
             seconds = fault.seconds if fault.seconds is not None else clock() - began
             return loop.record(1 - side, fault.kind.value, fault.detail, seconds)
+        except AgentStopped as stopped:  # no one's fault: no result
+            return loop.record(None, STOPPED, f"{loop.names[side]}: {stopped.detail}",
+                               clock() - began)
         except Exception as exc:  # a broken player loses its game, the tournament goes on
             return loop.record(1 - side, ERROR, f"{type(exc).__name__}: {exc}", clock() - began)
         seconds, cpu_seconds = clock() - began, time.process_time() - began_cpu
@@ -169,6 +191,7 @@ __all__ = [
     "FOUR",
     "FULL",
     "ILLEGAL",
+    "STOPPED",
     "GameAbandoned",
     "MoveObserver",
     "PlayedGame",

@@ -129,6 +129,13 @@ def _report_parts(summary: Summary) -> list[RenderableType]:
         if len(faults) > FAULTS_SHOWN:
             parts.append(Text(f"  ... and {len(faults) - FAULTS_SHOWN} more (all of them in the"
                               " JSON and in report.md)"))
+    stopped = summary.stopped
+    if stopped:
+        parts += ["", Text(f"Games stopped from outside (no result, counted for no one):"
+                           f" {len(stopped)}", style="bold")]
+        parts += [Text(f"  game {game}: {detail}") for game, detail in stopped[:FAULTS_SHOWN]]
+    if summary.sandbox is not None:
+        parts += ["", Text(summary.sandbox.line())]
     return parts
 
 
@@ -213,6 +220,15 @@ def markdown_report(summary: Summary, command: str | None, figures: Sequence[str
         lines += ["| " + " | ".join(FAULT_HEADERS) + " |", "|---:|---|---|---|"]
         lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |"
                   for row in _fault_rows(faults)]
+    stopped = summary.stopped
+    if stopped:
+        lines += ["", "## Stopped", "", "Games stopped from outside a player's sandbox: no result,"
+                  " counted for no one:", ""]
+        lines += [f"- game {game}: {detail}" for game, detail in stopped]
+    if summary.sandbox is not None:
+        lines += ["", "## Sandbox", "", f"The outside agents ran confined: {summary.sandbox.line()}"
+                  " ([docs/outside-agents.md](docs/outside-agents.md) says what each layer"
+                  " stops)."]
     slow = [m for m in summary.moves if m.seconds]
     if slow:
         lines += ["", "Slowest move of each player (game number as in `games.jsonl`, move = disc "
@@ -258,8 +274,9 @@ def game_lengths(summary: Summary, pairing: int) -> list[list[tuple[int, float]]
         if task.pairing != pairing:
             continue
         side = 0 if task.first == task.a else 1  # the first-named player's colour
-        points = 0.5 if record.winner is None else 1.0 if record.winner == side else 0.0
-        rows[side].append((len(record.columns), points))
+        points = record.points(side)
+        if points is not None:
+            rows[side].append((len(record.columns), points))
     return rows
 
 

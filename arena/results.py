@@ -15,6 +15,7 @@ from arena.match import is_forfeit
 from arena.tournament import TournamentGame, TournamentPlan
 from ecosystems.players import is_ours, is_outside
 from engine.games import PlayedMove, Tally
+from outside import Layers
 from vocabulary import Source
 
 # A move slower than its budget by more than this misses the project's timing target.
@@ -169,6 +170,14 @@ class Summary:
     moves: list[MoveStats]
     workers: int
     elapsed: float
+    sandbox: Layers | None = None  # the layers its outside agents ran under (None: none played)
+
+    @property
+    def stopped(self) -> list[tuple[int, str]]:
+        """The games stopped from outside (no result, no points), in plan order: (game,
+        what happened)."""
+        return [(outcome.task.index, outcome.record.detail) for outcome in self.outcomes
+                if outcome.record.stopped]
 
     @property
     def faults(self) -> list[tuple[int, str, str, str]]:
@@ -198,11 +207,13 @@ class Summary:
             "moves": [m.to_dict() for m in self.moves],
             "faults": [{"game": game, "player": player, "reason": reason, "detail": detail}
                        for game, player, reason, detail in self.faults],
+            "stopped": [{"game": game, "detail": detail} for game, detail in self.stopped],
+            "sandbox": self.sandbox.to_dict() if self.sandbox is not None else None,
         }
 
 
 def summarize(plan: TournamentPlan, outcomes: list[TournamentGame], *, workers: int,
-              elapsed: float) -> Summary:
+              elapsed: float, sandbox: Layers | None = None) -> Summary:
     labels = plan.labels
     pairings = [PairingResult(Standing(labels[a]), Standing(labels[b])) for a, b in plan.pairings]
     overall = [Standing(label) for label in labels]
@@ -215,10 +226,9 @@ def summarize(plan: TournamentPlan, outcomes: list[TournamentGame], *, workers: 
         sides = (task.first, task.second)
         pairing = pairings[task.pairing]
         for side, player in enumerate(sides):
-            if record.winner is None:
-                points = 0.5
-            else:
-                points = 1.0 if record.winner == side else 0.0
+            points = record.points(side)
+            if points is None:  # stopped from outside: no result, listed apart
+                continue
             lost = is_forfeit(record.reason) and record.winner == 1 - side
             fault = record.reason if lost else None
             standing = pairing.a if player == task.a else pairing.b
@@ -226,7 +236,7 @@ def summarize(plan: TournamentPlan, outcomes: list[TournamentGame], *, workers: 
             overall[player].add(side == 0, points, fault)
         for move in record.moves:
             moves[sides[move.side]].add(move, task.index)
-    return Summary(plan, outcomes, pairings, overall, moves, workers, elapsed)
+    return Summary(plan, outcomes, pairings, overall, moves, workers, elapsed, sandbox)
 
 
 __all__ = ["OVERRUN_TOLERANCE", "SEARCH", "MoveStats", "PairingResult", "Standing", "Summary",

@@ -16,7 +16,14 @@ from typing import Any
 
 from settings import AgentSettings
 from timecontrol import seconds_problem
-from vocabulary import MODE_DESCRIPTIONS, OPPONENT_MODEL_DESCRIPTIONS, Mode, OpponentModel
+from vocabulary import (
+    MODE_DESCRIPTIONS,
+    OPPONENT_MODEL_DESCRIPTIONS,
+    SANDBOX_DESCRIPTIONS,
+    Mode,
+    OpponentModel,
+    Sandbox,
+)
 
 MAX_DEPTH = 42  # plies: no search needs to look further than the board holds
 
@@ -122,6 +129,14 @@ def json_flag() -> Any:
 
 def _worker_count(text: str) -> int:
     return int(whole(1)(text))
+
+
+def sandbox_option() -> Any:
+    """``--sandbox available|strict``: how outside agents are confined."""
+    described = "; ".join(f"{value}: {text}" for value, text in SANDBOX_DESCRIPTIONS.items())
+    return option("--sandbox", type=Sandbox, choices=list(Sandbox),
+                  help=f"{described} (default: outside.sandbox in the config,"
+                       f" {Sandbox.AVAILABLE} as shipped)")
 
 
 def workers_option() -> Any:

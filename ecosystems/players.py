@@ -22,7 +22,7 @@ from __future__ import annotations
 import contextlib
 import io
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, TypeGuard
 
@@ -35,9 +35,10 @@ from engine.players import build_player as build_engine_player
 from engine.players import parse_spec as parse_engine_spec
 from outside import KINDS as OUTSIDE_KINDS
 from outside import SPEC_HELP as OUTSIDE_SPEC_HELP
-from outside import OutsideSpec, build_outside, parse_outside_spec
+from outside import Layers, OutsideSpec, build_outside, parse_outside_spec, system_layers
 from outside import split_specs as split_specs  # the front ends split their lists with it
 from settings import AgentSettings, SolverSettings, UsageError
+from vocabulary import Sandbox
 
 KAGGLE_BOTS = ("negamax", "random")
 DEFAULT_SIMULATIONS = 1000
@@ -79,6 +80,12 @@ def is_outside(spec: Spec) -> TypeGuard[OutsideSpec]:
     return isinstance(spec, OutsideSpec)
 
 
+def sandbox_layers(specs: Iterable[Spec]) -> Layers | None:
+    """The layers outside agents among ``specs`` run under (None when there is none): what a
+    front end says once before it runs them, and keeps in its results."""
+    return system_layers() if any(is_outside(spec) for spec in specs) else None
+
+
 def _parse_foreign(spec: str, kind: str, params: list[str]) -> ForeignSpec:
     options = [param.strip().lower() for param in params]
     if kind == "kaggle":
@@ -99,16 +106,18 @@ def _parse_foreign(spec: str, kind: str, params: list[str]) -> ForeignSpec:
     return ForeignSpec("openspiel", "mcts", simulations)
 
 
-def parse_spec(spec: str, *, seconds: float | None = None, python: str | None = None) -> Spec:
+def parse_spec(spec: str, *, seconds: float | None = None, python: str | None = None,
+               sandbox: Sandbox = Sandbox.AVAILABLE) -> Spec:
     """Check a spec: another arena's bot here, an outside agent by ``outside``, anything else
     by ``engine.players.parse_spec`` (``seconds``: the default time of ``ours`` and of the
     outside agents; ``python``: the default interpreter of a ``connectx:`` file, a front end's
-    ``--python``).  Raises ``UsageError`` naming the bad spec, or the extra to install for a
+    ``--python``; ``sandbox``: how strictly an outside agent is confined, a front end's
+    ``--sandbox``).  Raises ``UsageError`` naming the bad spec, or the extra to install for a
     bot whose package is missing."""
     name, *params = spec.strip().split(":")
     kind = name.strip().lower()
     if kind in OUTSIDE_KINDS:
-        return parse_outside_spec(spec, seconds=seconds, python=python)
+        return parse_outside_spec(spec, seconds=seconds, python=python, sandbox=sandbox)
     if kind in ENGINE_KINDS:
         return parse_engine_spec(spec, seconds=seconds)
     if kind not in MODULES:

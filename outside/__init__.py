@@ -1,15 +1,19 @@
-"""Players from outside: agents we did not write, each in a process of its own, with limits.
+"""Players from outside: agents we did not write, each in a process of its own, confined.
 
 - ``connectx:PATH``: a Kaggle ConnectX agent file, loaded and judged as Kaggle does
   (``outside.connectx``, run by ``outside/connectx_worker.py`` under any Python);
 - ``program:COMMAND``: any executable speaking our line protocol (``outside.program``,
   ``docs/outside-agents.md``).
 
-Whatever such an agent does wrong (late, illegal, not a column, a crash, its end, a flood of
-output) is an ``AgentFault`` of a typed ``FaultKind`` raised from its ``choose``: the arena
-records the game as its loss with that reason (``arena.match``).  Its process and whatever it
-started are killed at once (``outside.process``), at the end of each game (``end_game``), and
-at the latest when our process exits.  ``ecosystems.players``, which knows every kind of spec,
+Each runs in a sandbox (``outside.sandbox``: its own environment and folder, Landlock and
+seccomp on Linux, limits that hold for all its processes): it sees no key, file or process of
+the user's.  Whatever such an agent does wrong (late, illegal, not a column, a crash, its end, a
+flood of output, what the sandbox stopped) is an ``AgentFault`` of a typed ``FaultKind``
+raised from its ``choose``: the arena records the game as its loss with that reason
+(``arena.match``); an agent ended from outside its sandbox raises ``AgentStopped`` instead,
+and the game has no result.  Its process and whatever it started are killed at once
+(``outside.process``), at the end of each game (``end_game``), and at the latest when our
+process exits.  ``ecosystems.players``, which knows every kind of spec,
 parses these (``outside.specs``) and builds them (``build_outside``).
 """
 
@@ -20,8 +24,9 @@ from typing import Any
 
 from board import Board
 from outside.connectx import ConnectXPlayer
-from outside.faults import FAULT_KINDS, AgentFault, FaultKind
+from outside.faults import FAULT_KINDS, AgentFault, AgentStopped, FaultKind
 from outside.program import ProgramPlayer
+from outside.sandbox import Layers, check_strictness, system_layers
 from outside.specs import KINDS, SPEC_HELP, OutsideSpec, parse_outside_spec, split_specs
 
 OutsidePlayer = ConnectXPlayer | ProgramPlayer
@@ -33,8 +38,9 @@ def build_outside(spec: OutsideSpec, *,
     ConnectX observation of a position (``ecosystems.connectx.observation_of``)."""
     if spec.kind == "connectx":
         return ConnectXPlayer(spec.target, seconds=spec.move_seconds(), observe=observe,
-                              python=spec.python, name=spec.label)
-    return ProgramPlayer(spec.target, seconds=spec.move_seconds(), name=spec.label)
+                              python=spec.python, name=spec.label, strictness=spec.sandbox)
+    return ProgramPlayer(spec.target, seconds=spec.move_seconds(), name=spec.label,
+                         strictness=spec.sandbox)
 
 
 def end_game(player: object) -> None:
@@ -44,6 +50,22 @@ def end_game(player: object) -> None:
         player.end_game()
 
 
-__all__ = ["FAULT_KINDS", "KINDS", "SPEC_HELP", "AgentFault", "ConnectXPlayer", "FaultKind",
-           "OutsidePlayer", "OutsideSpec", "ProgramPlayer", "build_outside", "end_game",
-           "parse_outside_spec", "split_specs"]
+__all__ = [
+    "FAULT_KINDS",
+    "KINDS",
+    "SPEC_HELP",
+    "AgentFault",
+    "AgentStopped",
+    "ConnectXPlayer",
+    "FaultKind",
+    "Layers",
+    "OutsidePlayer",
+    "OutsideSpec",
+    "ProgramPlayer",
+    "build_outside",
+    "check_strictness",
+    "end_game",
+    "parse_outside_spec",
+    "split_specs",
+    "system_layers",
+]

@@ -13,9 +13,11 @@ rows 6, columns 7, inarow 4 and ``actTimeout`` the player's seconds per move.
 Kaggle's verdicts, reproduced (``kaggle_verdict``; kaggle-environments 1.x, ``../shared/ARENAS.md``):
 
 - a move longer than ``actTimeout`` is charged to the overage (60 s a game); a move that needs
-  more than what is left loses on time (TIMEOUT: ``FaultKind.LATE``).  The worker times the load
-  and the call as Kaggle does; a move is cut off once ``actTimeout`` and the overage have
-  passed (Kaggle waits for it, with the same verdict);
+  more than what is left loses on time (TIMEOUT: ``FaultKind.LATE``).  The move is timed here,
+  on our clock, from sending the request to reading the answer (the load and the call, as
+  Kaggle times them, and a pipe's round trip): never by the agent's process, whose clock the
+  agent could change; a move is cut off once ``actTimeout`` and the overage have passed
+  (Kaggle waits for it, with the same verdict);
 - the action must pass the schema ``{"type": "integer", "minimum": 0}`` after a None is
   replaced by its default 0: a Python ``int`` (``True`` is no integer there), or a float
   with no fraction; anything else, a ``numpy.int64`` included, is INVALID (``NOT_A_COLUMN``);
@@ -41,9 +43,11 @@ from pathlib import Path
 from typing import Any
 
 from board import WIDTH, Board
-from outside.faults import AgentFault, FaultKind
+from outside.faults import AgentFault, AgentStopped, FaultKind
 from outside.player import ProcessPlayer
-from outside.process import Child, Limits
+from outside.process import Child
+from outside.sandbox import Limits, interpreter_paths, own_paths
+from vocabulary import Sandbox
 
 WORKER = Path(__file__).with_name("connectx_worker.py")
 OVERAGE = 60.0  # seconds a game, as Kaggle gives each agent
@@ -116,18 +120,21 @@ class ConnectXPlayer(ProcessPlayer):
 
     ``seconds``: its ``actTimeout``; ``python``: the interpreter (None: ours); ``name``: its
     label in tables; ``game_overage``: the overage of each game (Kaggle's 60 s; less in
-    tests).  ``overage`` is what is left of the current game's; ``log`` what the agent
-    printed in its last move (the first 1,024 characters, as Kaggle keeps them).
+    tests); ``strictness``: whether a missing layer of its sandbox stops it from starting.
+    ``overage`` is what is left of the current game's; ``log`` what the agent printed in its
+    last move (the first 1,024 characters, as Kaggle keeps them).
     """
 
     def __init__(self, path: str, *, seconds: float, observe: Observe, python: str | None = None,
-                 name: str | None = None, game_overage: float = OVERAGE) -> None:
+                 name: str | None = None, game_overage: float = OVERAGE,
+                 strictness: Sandbox = Sandbox.AVAILABLE) -> None:
         self.path = str(Path(path).resolve())
         self.seconds = seconds
         self.python = python or sys.executable
         self.name = name or f"connectx:{path}"
         self.game_overage = game_overage
         self.overage = game_overage
+        self.strictness = strictness
         self.log = ""
         self._observe = observe
         super().__init__()
@@ -146,7 +153,9 @@ class ConnectXPlayer(ProcessPlayer):
             return
         try:
             child = Child([self.python, "-u", str(WORKER), agent_file],
-                          limits=connectx_limits(self.seconds))
+                          limits=connectx_limits(self.seconds),
+                          run=interpreter_paths(self.python),
+                          own=[str(WORKER), *own_paths(agent_file)], strictness=self.strictness)
         except OSError as exc:
             self._pending = AgentFault(FaultKind.CRASHED, f"could not start {self.python}:"
                                        f" {exc.strerror or exc}")
@@ -155,7 +164,11 @@ class ConnectXPlayer(ProcessPlayer):
         try:
             line = child.read_line(time.monotonic() + STARTUP_SECONDS, where="while starting")
         except AgentFault as fault:
-            self._pending = fault
+            self._pending = child.blame(fault)
+            self.end_game()
+            return
+        except AgentStopped as stopped:
+            self._pending = stopped
             self.end_game()
             return
         if line is None or not line.startswith("{"):
@@ -204,10 +217,12 @@ class ConnectXPlayer(ProcessPlayer):
             raise AgentFault(FaultKind.LATE, f"no answer within actTimeout {self.seconds:g} s and"
                              f" the {self.overage:.1f} s of overage left: Kaggle ends the game"
                              " with TIMEOUT", seconds=time.monotonic() - began)
+        duration = time.monotonic() - began
         try:
             reply = json.loads(line)
-            duration = float(reply["duration"])
-        except (ValueError, KeyError, TypeError):
+            if not isinstance(reply, dict):
+                raise TypeError
+        except (ValueError, TypeError):
             raise AgentFault(FaultKind.PROTOCOL, f"its worker answered {line[:200]!r}") from None
         self.log = str(reply.get("log", ""))
         over = duration - self.seconds

@@ -3,7 +3,8 @@
 An outside player (``outside.connectx``, ``outside.program``) raises ``AgentFault`` from its
 ``choose``; the arena records it as a loss of that player with the kind as the game's reason
 and the words as its detail (``arena.match``), so a tournament, a rating or a server game goes
-on and every table can count faults by kind.
+on and every table can count faults by kind.  ``AgentStopped`` is no fault: the agent's
+process was ended from outside its sandbox, and the game has no result.
 """
 
 from __future__ import annotations
@@ -33,6 +34,10 @@ class FaultKind(StrEnum):
     """More output than a move may write (``outside.process``'s caps)."""
     PROTOCOL = "protocol"
     """A line the protocol does not allow there (a wrong handshake)."""
+    SANDBOX = "sandbox"
+    """The sandbox stopped it: it passed a limit of its whole sandbox (the memory of all its
+    processes, the size of its folder), or it failed to move after the sandbox denied it
+    something (a file, the network, a signal, another process); the detail says what."""
 
 
 class AgentFault(Exception):
@@ -49,6 +54,16 @@ class AgentFault(Exception):
         self.seconds = seconds
 
 
+class AgentStopped(Exception):
+    """An outside agent's process was ended from outside its sandbox (by a person, the system,
+    another program): no fault of its own, nor of its opponent's.  The game has no result
+    (``arena.match`` records it as stopped); ``detail`` says what happened."""
+
+    def __init__(self, detail: str) -> None:
+        super().__init__(detail)
+        self.detail = detail
+
+
 FAULT_KINDS = tuple(kind.value for kind in FaultKind)
 
-__all__ = ["FAULT_KINDS", "AgentFault", "FaultKind"]
+__all__ = ["FAULT_KINDS", "AgentFault", "AgentStopped", "FaultKind"]

@@ -1,24 +1,26 @@
-"""What every outside player does the same way: one process a game, a fault that is the next
-move's, and the process ended (politely at a game's end, at once after a fault)."""
+"""What every outside player does the same way: one confined process a game, a fault that is
+the next move's, the fault blamed where it belongs (``Child.blame``), and the process ended
+(politely at a game's end, at once after a fault)."""
 
 from __future__ import annotations
 
 from board import Board
-from outside.faults import AgentFault
+from outside.faults import AgentFault, AgentStopped
 from outside.process import Child
 
 
 class ProcessPlayer:
     """A player whose moves come from a child process (``_child``, started by the subclass's
-    ``new_game``).  A fault found while starting is kept in ``_pending`` and raised by the
-    first ``choose``; a fault while moving kills the process and is raised.  ``QUIT`` is the
-    line sent at a game's end (None: none)."""
+    ``new_game``).  A fault found while starting (or the news that it was stopped from
+    outside) is kept in ``_pending`` and raised by the first ``choose``; a fault while moving
+    kills the process and is raised.  ``QUIT`` is the line sent at a game's end (None:
+    none)."""
 
     QUIT: str | None = None
 
     def __init__(self) -> None:
         self._child: Child | None = None
-        self._pending: AgentFault | None = None
+        self._pending: AgentFault | AgentStopped | None = None
 
     def new_game(self) -> None:
         raise NotImplementedError
@@ -48,8 +50,13 @@ class ProcessPlayer:
         if self._child is None:
             self.new_game()
             return self.choose(board)
+        child = self._child
         try:
-            return self._move(self._child, board)
-        except AgentFault:
+            return self._move(child, board)
+        except AgentFault as fault:
+            blamed = child.blame(fault)
+            self._kill()
+            raise blamed from None
+        except AgentStopped:
             self._kill()
             raise

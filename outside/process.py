@@ -1,25 +1,20 @@
-"""An outside agent's process: started with limits, read with a deadline and a cap, and killed
+"""An outside agent's process: started confined, read with a deadline and a cap, and ended
 with everything it started.
 
-``Child`` runs a command in a session (and process group) of its own, with its standard input,
-output and error on pipes:
+``Child`` runs a command in its sandbox (``outside.sandbox``: its own environment and scratch
+folder, Landlock, seccomp, its own user as root, limits), in a session (and process group) of
+its own, with its standard input, output and error on pipes:
 
-- limits set in the child before it runs (``resource.setrlimit``, where the OS has them):
-  processor time (``RLIMIT_CPU``: the soft limit sends SIGXCPU, the hard one, ``CPU_HARD_EXTRA``
-  seconds later, SIGKILL), memory (``RLIMIT_DATA``, ``MEMORY_BYTES``: the heap and private
-  mappings; not ``RLIMIT_AS``, which counts the address space that threads and JIT compilers
-  reserve without using), files written (``RLIMIT_FSIZE``, ``FILE_BYTES``) and no core dumps.
-  The number of processes is not limited: ``RLIMIT_NPROC`` counts every process of the user,
-  ours included, so no number fits; what an agent starts is killed with it instead;
 - ``read_line`` waits for one line of its output until a deadline, reading its error output
   meanwhile so that it never blocks on a full pipe; more than ``LINE_BYTES`` on its output or
   ``LOG_BYTES`` on its error output in one move is a fault (``FaultKind.FLOODED``), as is its
   end (``EXITED``, or ``CRASHED`` with the signal or status);
-- ``kill`` ends the process group with SIGKILL, and every descendant found in ``/proc`` before
-  (one that left the group with ``setsid`` included, while it is still a descendant), then
-  reaps the process.  Every child still running when this process exits is killed then
-  (``multiprocessing.util.Finalize``: it runs in the main process at exit and in the batch
-  executor's worker processes as they end).
+- ``blame`` turns a fault into what it was: the sandbox's (``FaultKind.SANDBOX``) when the
+  agent passed a limit of the whole sandbox or was denied something before it failed, or no
+  fault at all (``AgentStopped``) when its process was ended from outside;
+- ``kill`` ends every process of its sandbox and removes its folder.  Every child still
+  running when this process exits is killed then (``multiprocessing.util.Finalize``: it runs
+  in the main process at exit and in the batch executor's worker processes as they end).
 """
 
 from __future__ import annotations
@@ -32,82 +27,28 @@ import subprocess
 import threading
 import time
 import weakref
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from multiprocessing import util as mp_util
 from pathlib import Path
 
-from outside.faults import AgentFault, FaultKind
+from outside.faults import AgentFault, AgentStopped, FaultKind
+from outside.sandbox import CPU_HARD_EXTRA, Confinement, Limits
+from vocabulary import Sandbox
 
 LINE_BYTES = 64 * 1024  # of the answer channel per move (an answer is one short line)
 LOG_BYTES = 1024 * 1024  # of error output (a log) per move
 LOG_TAIL = 2000  # characters of the error output kept to explain a crash
-MEMORY_BYTES = 2 * 1024**3  # RLIMIT_DATA of an outside agent
-FILE_BYTES = 64 * 1024**2  # RLIMIT_FSIZE: the largest file it may write
-CPU_HARD_EXTRA = 5  # seconds between the soft (SIGXCPU) and the hard (SIGKILL) CPU limit
 EXIT_WAIT = 1.0  # seconds a process that closed its output gets to exit before it is killed
-
-
-@dataclass(frozen=True)
-class Limits:
-    """What a child may use: ``cpu_seconds`` of processor time in all (its soft limit),
-    ``memory_bytes`` of data, files of at most ``file_bytes``."""
-
-    cpu_seconds: int
-    memory_bytes: int = MEMORY_BYTES
-    file_bytes: int = FILE_BYTES
-
-    def describe(self) -> str:
-        return (f"{self.cpu_seconds} s of processor time, {self.memory_bytes // 1024**2} MiB of"
-                f" data, files up to {self.file_bytes // 1024**2} MiB")
-
-
-def _set_limits(limits: Limits) -> Callable[[], None]:
-    """The function the child runs before its program: each limit the OS has, set."""
-    import resource
-
-    wanted = [(resource.RLIMIT_CPU, limits.cpu_seconds, limits.cpu_seconds + CPU_HARD_EXTRA),
-              (resource.RLIMIT_DATA, limits.memory_bytes, limits.memory_bytes),
-              (resource.RLIMIT_FSIZE, limits.file_bytes, limits.file_bytes),
-              (resource.RLIMIT_CORE, 0, 0)]
-
-    def apply() -> None:
-        for which, soft, hard in wanted:
-            with contextlib.suppress(ValueError, OSError):  # not lowered where not allowed
-                _, current_hard = resource.getrlimit(which)
-                if current_hard != resource.RLIM_INFINITY:
-                    soft, hard = min(soft, current_hard), min(hard, current_hard)
-                resource.setrlimit(which, (soft, hard))
-
-    return apply
-
-
-def descendants(pid: int) -> list[int]:
-    """The processes below ``pid`` (children, their children...), from ``/proc``; [] where
-    there is no ``/proc``."""
-    children: dict[int, list[int]] = {}
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return []
-    for entry in entries:
-        if not entry.isdigit():
-            continue
-        try:
-            stat = Path(f"/proc/{entry}/stat").read_text()
-        except OSError:
-            continue  # ended meanwhile
-        # the command name (in parentheses) may hold spaces: the fields after its last ')'
-        fields = stat[stat.rfind(")") + 2:].split()
-        if len(fields) > 1 and fields[1].isdigit():
-            children.setdefault(int(fields[1]), []).append(int(entry))
-    found: list[int] = []
-    todo = [pid]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            found.append(child)
-            todo.append(child)
-    return found
+# Signals that only the process itself or the kernel on its behalf sends: its own crash.
+OWN_SIGNALS = {signal.SIGSEGV, signal.SIGBUS, signal.SIGILL, signal.SIGFPE, signal.SIGABRT,
+               signal.SIGTRAP, signal.SIGPIPE, signal.SIGALRM, signal.SIGXCPU, signal.SIGXFSZ,
+               signal.SIGSYS, signal.SIGVTALRM, signal.SIGPROF}
+# The words of an error that a file or network rule of the sandbox denied.
+DENIED_WORDS = ("PermissionError", "Permission denied", "Operation not permitted",
+                "Errno 13", "Errno 1]")
+# Faults that mean the agent did not move (after a denial, the sandbox's).
+NO_MOVE = (FaultKind.ERROR, FaultKind.CRASHED, FaultKind.EXITED, FaultKind.LATE,
+           FaultKind.FLOODED, FaultKind.PROTOCOL)
 
 
 _LIVE: weakref.WeakSet[Child] = weakref.WeakSet()
@@ -142,20 +83,23 @@ def signal_words(number: int, limits: Limits) -> str:
         return (f"stopped by {name}: it wrote a file past {limits.file_bytes // 1024**2} MiB"
                 " (RLIMIT_FSIZE)")
     if number == signal.SIGKILL:
-        hard = limits.cpu_seconds + CPU_HARD_EXTRA
-        return (f"killed by {name} (its processor-time hard limit, {hard} s, or the system out"
-                " of memory)")
+        return (f"killed by {name} at its processor-time hard limit"
+                f" ({limits.cpu_seconds + CPU_HARD_EXTRA} s)")
+    if number == signal.SIGSYS:
+        return f"killed by {name}: a system call by another ABI, which the sandbox forbids"
     return f"killed by {name}"
 
 
 class Child:
-    """One outside agent's process (see the module's docstring).
+    """One outside agent's process in its sandbox (see the module's docstring).
 
-    Not for two threads at once: one player uses it, one move at a time.
+    ``argv``: its command line (relative paths already made absolute: it runs in its scratch
+    folder); ``run``: what it runs besides the system (its interpreter); ``own``: its own files
+    and folders.  Not for two threads at once: one player uses it, one move at a time.
     """
 
-    def __init__(self, argv: Sequence[str], *, limits: Limits, cwd: str | None = None,
-                 env: dict[str, str] | None = None) -> None:
+    def __init__(self, argv: Sequence[str], *, limits: Limits, run: Sequence[str] = (),
+                 own: Sequence[str] = (), strictness: Sandbox = Sandbox.AVAILABLE) -> None:
         self.argv = list(argv)
         self.limits = limits
         self._buffer = bytearray()
@@ -163,10 +107,22 @@ class Child:
         self._log_bytes = 0
         self._line_bytes = 0
         self._closed_output = False
-        self.proc = subprocess.Popen(  # the program the user named to play
-            self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            cwd=cwd, env=env, start_new_session=True, preexec_fn=_set_limits(limits),
-            close_fds=True, bufsize=0)
+        self._killed = False  # by us: its end is not its doing
+        self._cpu_seconds: float | None = None  # what it had used when it ended
+        self.sandbox = Confinement(run=run, own=own, limits=limits, strictness=strictness)
+        try:
+            self.proc = subprocess.Popen(  # the program the user named to play
+                self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                cwd=self.sandbox.scratch, env=self.sandbox.env, start_new_session=True,
+                preexec_fn=self.sandbox.preexec, close_fds=True, bufsize=0)
+        except subprocess.SubprocessError as exc:
+            why = self.sandbox.failure() or str(exc)
+            self.sandbox.close()
+            raise OSError(0, f"its sandbox could not be set up: {why}") from None
+        except BaseException:
+            self.sandbox.close()
+            raise
+        self.sandbox.started(self.proc.pid)
         assert self.proc.stdout is not None and self.proc.stderr is not None
         for stream in (self.proc.stdout, self.proc.stderr):
             os.set_blocking(stream.fileno(), False)
@@ -261,33 +217,91 @@ class Child:
                              f" its error output {where}")
         return True
 
+    def _wait(self, timeout: float) -> int:
+        """Its exit status (``Popen.returncode``) within ``timeout`` seconds, its processor time
+        read first (``subprocess.TimeoutExpired`` when it still runs)."""
+        if self.proc.returncode is None and hasattr(os, "waitid"):
+            with contextlib.suppress(ChildProcessError, OSError):
+                if os.waitid(os.P_PID, self.proc.pid, os.WEXITED | os.WNOWAIT | os.WNOHANG):
+                    self._cpu_seconds = _cpu_seconds(self.proc.pid)
+        code = self.proc.wait(timeout)
+        return code
+
     def _ended(self, where: str) -> AgentFault:
         """The fault of a process whose output ended (``where``: ``in its move``...)."""
         try:
-            code = self.proc.wait(EXIT_WAIT)
+            self._wait_ended(EXIT_WAIT)
+            code = self._wait(0)
         except subprocess.TimeoutExpired:
             self.kill()
             return AgentFault(FaultKind.CRASHED, f"closed its output {where} and was killed")
-        return AgentFault(*self.exit_fault(code, where))
+        return self.exit_fault(code, where)
 
-    def exit_fault(self, code: int, where: str) -> tuple[FaultKind, str]:
-        """The kind and words of a process that ended with ``code`` (``Popen.returncode``)."""
+    def _wait_ended(self, timeout: float) -> None:
+        """Wait up to ``timeout`` for it to end, without collecting it (so its processor time
+        can still be read)."""
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            try:
+                if os.waitid(os.P_PID, self.proc.pid, os.WEXITED | os.WNOWAIT | os.WNOHANG):
+                    return
+            except (ChildProcessError, OSError, AttributeError):
+                return
+            time.sleep(0.005)
+        raise subprocess.TimeoutExpired(self.argv, timeout)
+
+    def exit_fault(self, code: int, where: str) -> AgentFault:
+        """What a process that ended with ``code`` (``Popen.returncode``) did: its fault, or
+        ``AgentStopped`` (raised) when it was ended from outside its sandbox."""
+        if self.sandbox.violation is not None:
+            return AgentFault(FaultKind.SANDBOX, f"{self.sandbox.violation} {where}")
         last = self._log_tail.strip().splitlines()[-1:] if self._log_tail.strip() else []
         said = f" (its last words: {last[0][:300]!r})" if last else ""
         if code == 0:
-            return FaultKind.EXITED, f"ended with status 0 {where}{said}"
-        if code < 0:
-            return FaultKind.CRASHED, f"{signal_words(-code, self.limits)} {where}{said}"
-        return FaultKind.CRASHED, f"ended with status {code} {where}{said}"
+            return AgentFault(FaultKind.EXITED, f"ended with status 0 {where}{said}")
+        if code > 0:
+            return AgentFault(FaultKind.CRASHED, f"ended with status {code} {where}{said}")
+        number = -code
+        if number in OWN_SIGNALS or self._killed:
+            return AgentFault(FaultKind.CRASHED, f"{signal_words(number, self.limits)} {where}{said}")
+        if number == signal.SIGKILL and self._cpu_seconds is not None \
+                and self._cpu_seconds >= self.limits.cpu_seconds:
+            return AgentFault(FaultKind.CRASHED, f"{signal_words(number, self.limits)} {where}")
+        name = signal_words(number, self.limits) if number != signal.SIGKILL else "killed by SIGKILL"
+        if number in self.sandbox.signals:
+            return AgentFault(FaultKind.CRASHED, f"{name}, which it sent itself, {where}{said}")
+        if self.sandbox.layers.seccomp is not None and self.sandbox.layers.seccomp.value == "notify":
+            raise AgentStopped(f"its process was {name} from outside its sandbox {where} (not by its"
+                               " limits, not by itself): the game has no result")
+        return AgentFault(FaultKind.CRASHED, f"{name} {where}, by itself or from outside (this"
+                          f" system cannot tell){said}")
 
     def gone_fault(self, where: str) -> AgentFault:
         """The fault of a process that stopped reading its input (it ended, or is ending)."""
         try:
-            code = self.proc.wait(EXIT_WAIT)
+            self._wait_ended(EXIT_WAIT)
+            code = self._wait(0)
         except subprocess.TimeoutExpired:  # still running but not reading: it is killed
             self.kill()
             return AgentFault(FaultKind.CRASHED, f"stopped reading its input {where}")
-        return AgentFault(*self.exit_fault(code, where))
+        return self.exit_fault(code, where)
+
+    def blame(self, fault: AgentFault) -> AgentFault:
+        """The fault as recorded: the sandbox's when it passed a limit of the whole sandbox, or
+        when it failed to move after the sandbox denied it something (what it tried, then the
+        fault's words)."""
+        if fault.kind is FaultKind.SANDBOX or fault.kind not in NO_MOVE:
+            return fault
+        if self.sandbox.violation is not None:
+            return AgentFault(FaultKind.SANDBOX, self.sandbox.violation, seconds=fault.seconds)
+        denied = list(self.sandbox.denials)
+        if not denied and any(words in fault.detail for words in DENIED_WORDS) \
+                and self.sandbox.layers.landlock:
+            denied = ["a file or the network (its rules)"]
+        if not denied:
+            return fault
+        return AgentFault(FaultKind.SANDBOX, f"denied {'; '.join(denied[:5])}; then it {fault.detail}",
+                          seconds=fault.seconds)
 
     def finish(self, line: str | None = None, *, wait: float = 0.5) -> None:
         """End it politely: ``line`` (a ``quit``) and the end of its input, ``wait`` seconds
@@ -303,16 +317,12 @@ class Child:
         self.kill()
 
     def kill(self) -> None:
-        """Kill its process group and its descendants, reap it, close the pipes.  Safe to call
-        again."""
-        pid = self.proc.pid
-        if self.proc.returncode is None or self._group_alive():
-            below = descendants(pid)
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(pid, signal.SIGKILL)  # the group's id is the leader's pid
-            for other in below:
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.kill(other, signal.SIGKILL)
+        """Kill every process of its sandbox, reap it, close the pipes, remove its folder.
+        Safe to call again."""
+        self._killed = True
+        self.sandbox.close()
+        with contextlib.suppress(Exception):
+            self.proc.kill()
         with contextlib.suppress(Exception):
             self.proc.wait(5)
         for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
@@ -322,13 +332,15 @@ class Child:
         with _LIVE_LOCK:
             _LIVE.discard(self)
 
-    def _group_alive(self) -> bool:
-        try:
-            os.killpg(self.proc.pid, 0)
-        except (ProcessLookupError, PermissionError):
-            return False
-        return True
+
+def _cpu_seconds(pid: int) -> float | None:
+    """The processor time an ended (not yet collected) process used, from ``/proc``."""
+    try:
+        line = Path(f"/proc/{pid}/stat").read_bytes()
+    except OSError:
+        return None
+    fields = line[line.rfind(b")") + 2:].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-__all__ = ["CPU_HARD_EXTRA", "FILE_BYTES", "LINE_BYTES", "LOG_BYTES", "MEMORY_BYTES", "Child",
-           "Limits", "descendants", "signal_words"]
+__all__ = ["LINE_BYTES", "LOG_BYTES", "Child", "Limits", "signal_words"]

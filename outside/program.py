@@ -27,9 +27,11 @@ import time
 
 from board import WIDTH, Board, moves_to_string
 from board.board import moves_reaching
-from outside.faults import AgentFault, FaultKind
+from outside.faults import AgentFault, AgentStopped, FaultKind
 from outside.player import ProcessPlayer
-from outside.process import Child, Limits
+from outside.process import Child
+from outside.sandbox import Limits, program_paths, safe_environment
+from vocabulary import Sandbox
 
 PROTOCOL_VERSION = 1
 GRACE = 0.5  # seconds an answer may come after its budget
@@ -75,15 +77,18 @@ def parse_answer(line: str, board: Board) -> int:
 class ProgramPlayer(ProcessPlayer):
     """A program speaking the line protocol (see the module's docstring).
 
-    ``command``: its command line (split as a shell would, without a shell); ``seconds``: its
-    time per move; ``name``: its label in tables.  ``said_name`` is the name it gave in its
-    ``ready`` line.
+    ``command``: its command line (split as a shell would, without a shell; paths on it are
+    taken from where we run, as it runs in a folder of its own); ``seconds``: its time per
+    move; ``name``: its label in tables; ``strictness``: whether a missing layer of its
+    sandbox stops it from starting.  ``said_name`` is the name it gave in its ``ready`` line.
     """
 
     QUIT = "quit"  # said at the end of a game; its input then ends
 
-    def __init__(self, command: str, *, seconds: float, name: str | None = None) -> None:
+    def __init__(self, command: str, *, seconds: float, name: str | None = None,
+                 strictness: Sandbox = Sandbox.AVAILABLE) -> None:
         self.argv = shlex.split(command)
+        self.strictness = strictness
         self.seconds = seconds
         self.name = name or f"program:{command}"
         self.said_name = ""
@@ -96,8 +101,10 @@ class ProgramPlayer(ProcessPlayer):
         self.end_game()
         self._pending = None
         self._seen = None
+        argv, run, own = program_paths(self.argv, safe_environment("")["PATH"])
         try:
-            child = Child(self.argv, limits=program_limits(self.seconds))
+            child = Child(argv, limits=program_limits(self.seconds), run=run, own=own,
+                          strictness=self.strictness)
         except OSError as exc:
             self._pending = AgentFault(FaultKind.CRASHED, f"could not be started:"
                                        f" {exc.strerror or exc}")
@@ -106,7 +113,10 @@ class ProgramPlayer(ProcessPlayer):
         try:
             self._handshake(child)
         except AgentFault as fault:
-            self._pending = fault
+            self._pending = child.blame(fault)
+            self.end_game()
+        except AgentStopped as stopped:
+            self._pending = stopped
             self.end_game()
 
     def _handshake(self, child: Child) -> None:

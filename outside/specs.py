@@ -10,18 +10,23 @@
   ``,`` (``program:"./engine --depth=3"``, ``program:'java -cp a:b Engine':0.5``).
 
 SECONDS (default: the front end's ``--time``, else the configured time per move) is the move's
-budget.  A PATH or COMMAND may hold ``:``; only trailing parts that are options are taken
-as options.  The spec's label (its name in tables) is the spec as written, normalised.
+budget.  Every outside spec also carries how strictly its agent is confined (``sandbox``, the
+front end's ``--sandbox`` or ``[outside] sandbox``): not part of its label, but it travels with
+the spec to the worker processes that build the player.  A PATH or COMMAND may hold ``:``;
+only trailing parts that are options are taken as options.  The spec's label (its name in
+tables) is the spec as written, normalised.
 """
 
 from __future__ import annotations
 
 import shlex
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from outside.sandbox import check_strictness
 from settings import UsageError
 from timecontrol import seconds_problem
+from vocabulary import Sandbox
 
 KINDS = ("connectx", "program")
 SPEC_HELP = "connectx:PATH[:SECONDS][:python=PATH] or program:\"COMMAND ARGS\"[:SECONDS]"
@@ -32,12 +37,14 @@ PYTHON_OPTION = "python="
 class OutsideSpec:
     """A checked outside player: ``kind`` ``connectx`` (``target`` the agent file) or
     ``program`` (``target`` the command line); ``seconds`` per move; ``python`` the
-    interpreter of a ``connectx`` agent (None: ours)."""
+    interpreter of a ``connectx`` agent (None: ours); ``sandbox`` how strictly it is
+    confined (``outside.sandbox``)."""
 
     kind: str
     target: str
     seconds: float | None = None
     python: str | None = None
+    sandbox: Sandbox = field(default=Sandbox.AVAILABLE, compare=False)
 
     @property
     def label(self) -> str:
@@ -79,9 +86,11 @@ def _quoted_head(rest: str, spec: str) -> tuple[str, str]:
 
 
 def parse_outside_spec(spec: str, *, seconds: float | None = None,
-                       python: str | None = None) -> OutsideSpec:
+                       python: str | None = None,
+                       sandbox: Sandbox = Sandbox.AVAILABLE) -> OutsideSpec:
     """Check a ``connectx:`` or ``program:`` spec (see the module's docstring); ``seconds`` and
-    ``python`` are the front end's defaults.  Raises ``UsageError`` naming the spec."""
+    ``python`` are the front end's defaults, ``sandbox`` its strictness (``strict`` on a system
+    that lacks a layer is refused here).  Raises ``UsageError`` naming the spec."""
     text = spec.strip()
     kind, _, rest = text.partition(":")
     kind = kind.strip().lower()
@@ -128,10 +137,11 @@ def parse_outside_spec(spec: str, *, seconds: float | None = None,
         if problem is not None:
             raise UsageError(f"player {spec!r}: the time {problem}")
         time = seconds
+    check_strictness(sandbox)
     if kind == "connectx":
         return OutsideSpec(kind, _check_file(target.strip(), spec), time,
-                           _check_python(interpreter or python, spec))
-    return OutsideSpec(kind, _check_command(target.strip(), spec), time)
+                           _check_python(interpreter or python, spec), sandbox)
+    return OutsideSpec(kind, _check_command(target.strip(), spec), time, sandbox=sandbox)
 
 
 def _check_file(path: str, spec: str) -> str:

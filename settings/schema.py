@@ -179,6 +179,14 @@ class BoardSettings(Section):
     analysts: Annotated[int, Field(ge=1, le=8)] = 2
 
 
+class OutsideSettings(Section):
+    """Agents we did not write (``[outside]``, docs/outside-agents.md): ``sandbox`` is how a
+    layer of their sandbox that the system lacks is treated (``available``: run with what
+    there is and say what is missing; ``strict``: refuse to start them)."""
+
+    sandbox: Annotated[vocabulary.Sandbox, Field(strict=False)] = vocabulary.Sandbox.AVAILABLE
+
+
 class Settings(Section):
     """The whole of ``config.toml``."""
 
@@ -188,3 +196,4 @@ class Settings(Section):
     local_server: LocalServerSettings = LocalServerSettings()
     solver: SolverSettings = SolverSettings()
     board: BoardSettings = BoardSettings()
+    outside: OutsideSettings = OutsideSettings()

@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import time
+import uuid
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -145,6 +146,26 @@ def alive(pid: int) -> bool:
     except OSError:
         return False
     return stat[stat.rfind(")") + 2] != "Z"
+
+
+def tagged(tag: str) -> list[int]:
+    """The live processes whose command line holds ``tag`` (the test engine's ``--tag``: it
+    runs sandboxed, so it cannot tell us its processes any other way)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit() and int(entry.name) != os.getpid():
+            try:
+                words = (entry / "cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if tag.encode() in words and alive(int(entry.name)):
+                found.append(int(entry.name))
+    return found
+
+
+def new_tag() -> str:
+    """A word no other process's command line holds: a test engine's ``--tag``."""
+    return f"c4-test-{uuid.uuid4().hex[:12]}"
 
 
 def gone(pids: Iterable[int], seconds: float) -> bool:

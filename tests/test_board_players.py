@@ -6,7 +6,6 @@ says so, when idle, and when room is needed for another."""
 
 from __future__ import annotations
 
-import os
 import random
 import sys
 import threading
@@ -23,45 +22,25 @@ from board import Board
 from outside import AgentFault, FaultKind
 from settings import UsageError
 from tests.boardgames import running_board
-from tests.helpers import alive, gone
+from tests.helpers import gone, new_tag, tagged
 
 ENGINE = Path(__file__).resolve().parent / "data" / "outside" / "engine.py"
-PROGRAM = f'program:"{sys.executable} {ENGINE}"'
-LATE = f'program:"{sys.executable} {ENGINE} --misbehave late":0.3'
-CRASH = f'program:"{sys.executable} {ENGINE} --misbehave crash"'
-ILLEGAL = f'program:"{sys.executable} {ENGINE} --misbehave illegal"'
+TAG = new_tag()
+PROGRAM = f'program:"{sys.executable} {ENGINE} --tag {TAG}"'
+LATE = f'program:"{sys.executable} {ENGINE} --misbehave late --tag {TAG}":0.3'
+CRASH = f'program:"{sys.executable} {ENGINE} --misbehave crash --tag {TAG}"'
+ILLEGAL = f'program:"{sys.executable} {ENGINE} --misbehave illegal --tag {TAG}"'
 PLAYERS = ",".join([PROGRAM, "bot:2", LATE, CRASH, ILLEGAL])
 
 
-def started_pids(pids: Path) -> list[int]:
-    """Every process an engine noted in ``ENGINE_PIDS`` (itself, and what it started)."""
-    if not pids.exists():
-        return []
-    return [int(pid) for line in pids.read_text().split("\n") for pid in line.split()]
-
-
-def all_gone(pids: Path, timeout: float = 20.0) -> bool:
-    """Whether every engine noted has ended (waited for, up to ``timeout``)."""
-    return gone(started_pids(pids), timeout)
+def all_gone(timeout: float = 20.0) -> bool:
+    """Whether every process the test engines started has ended (waited for, up to
+    ``timeout``): found by their ``--tag`` (they run sandboxed)."""
+    return gone(tagged(TAG), timeout) and not tagged(TAG)
 
 
 @pytest.fixture(scope="module")
-def pids(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """The file the test engine notes its processes in (its environment is ours)."""
-    path = tmp_path_factory.mktemp("engines") / "pids"
-    saved = os.environ.get("ENGINE_PIDS")
-    os.environ["ENGINE_PIDS"] = str(path)
-    try:
-        yield path
-    finally:
-        if saved is None:
-            del os.environ["ENGINE_PIDS"]
-        else:
-            os.environ["ENGINE_PIDS"] = saved
-
-
-@pytest.fixture(scope="module")
-def board(tmp_path_factory: pytest.TempPathFactory, pids: Path) -> Iterator[dict[str, Any]]:
+def board(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     folder = tmp_path_factory.mktemp("players")
     matches = Matches(listed_players(PLAYERS))
     with running_board(folder / "games.sqlite3", analysts=1, matches=matches) as url:
@@ -106,8 +85,7 @@ def test_the_players_are_listed_by_name_and_kind(board: dict[str, Any]) -> None:
 
 
 @pytest.mark.parametrize("human_first", [True, False])
-def test_a_whole_game_against_a_program(board: dict[str, Any], pids: Path,
-                                        human_first: bool) -> None:
+def test_a_whole_game_against_a_program(board: dict[str, Any], human_first: bool) -> None:
     page = f"program-{human_first}"
     moves, last = play_whole_game(board["url"], PROGRAM, page, human_first=human_first, seed=5)
     assert last["kind"] == "program" and last["budget"] == 0.5
@@ -115,8 +93,7 @@ def test_a_whole_game_against_a_program(board: dict[str, Any], pids: Path,
     # The program (a process kept for the game) answered every move of it, and ended with it.
     assert len(moves) >= 7 and Board.from_moves(moves).is_over()
     requests.get(board["url"] + "api/end", params={"page": page}, timeout=30)
-    assert all_gone(pids)
-    assert started_pids(pids)
+    assert all_gone()
 
 
 def test_a_whole_game_against_the_course_bot(board: dict[str, Any]) -> None:
@@ -137,7 +114,7 @@ def test_a_whole_game_against_the_course_bot(board: dict[str, Any]) -> None:
     (ILLEGAL, FaultKind.ILLEGAL, "(answered 9: out of range 1-7)"),
 ])
 def test_a_misbehaving_program_loses_with_its_reason_and_its_process_ends(
-        board: dict[str, Any], pids: Path, spec: str, kind: FaultKind, words: str) -> None:
+        board: dict[str, Any], spec: str, kind: FaultKind, words: str) -> None:
     url, page = board["url"], f"fault-{kind.value}"
     first = move(url, moves="4", player=spec, seconds=0.5, page=page).json()
     assert first["fault"] is None  # it misbehaves in its second move
@@ -149,7 +126,7 @@ def test_a_misbehaving_program_loses_with_its_reason_and_its_process_ends(
     assert answer["fault"]["kind"] == kind.value
     assert answer["words"].startswith(f"{spec} lost: {kind.value} (")
     assert answer["words"].endswith(words) or words in answer["words"], answer["words"]
-    assert all_gone(pids)
+    assert all_gone()
     # The game is over: nothing is kept for the page, and its next move starts afresh.
     assert requests.get(url + "api/end", params={"page": page}, timeout=30).json() == {
         "ended": False}
@@ -161,13 +138,13 @@ def test_a_misbehaving_program_loses_with_its_reason_and_its_process_ends(
     ({"player": "bot:2", "mode": "course"}, "give mode (our engine) or player"),
     ({"player": "bot:2", "page": ""}, "page is missing"),
 ])
-def test_a_player_not_on_the_list_is_refused(board: dict[str, Any], pids: Path,
-                                             params: dict[str, str], message: str) -> None:
-    before = started_pids(pids)
+def test_a_player_not_on_the_list_is_refused(board: dict[str, Any], params: dict[str, str],
+                                             message: str) -> None:
+    before = set(tagged(TAG))
     reply = move(board["url"], **{"moves": "44", "seconds": "0.5", "page": "refused", **params})
     assert reply.status_code == 400
     assert message in reply.json()["error"]
-    assert started_pids(pids) == before  # nothing was started
+    assert set(tagged(TAG)) <= before  # nothing was started
 
 
 def test_our_engine_still_plays_in_its_modes(board: dict[str, Any]) -> None:
@@ -185,36 +162,34 @@ def test_a_board_without_players_refuses_every_player(tmp_path: Path) -> None:
 # --- the games kept: without HTTP, the same real processes --------------------------------
 
 
-def test_the_page_ending_its_game_ends_the_program(pids: Path) -> None:
+def test_the_page_ending_its_game_ends_the_program() -> None:
     matches = Matches(listed_players(PROGRAM))
     try:
         matches.move("page", PROGRAM, "", Board(), 0.5)
-        noted = started_pids(pids)
-        assert any(alive(pid) for pid in noted) and matches.games == 1
+        assert tagged(TAG) and matches.games == 1
         assert matches.end("page") and matches.games == 0
-        assert all_gone(pids)
+        assert all_gone()
     finally:
         matches.close()
 
 
-def test_a_new_game_of_the_page_replaces_its_old_one(pids: Path) -> None:
+def test_a_new_game_of_the_page_replaces_its_old_one() -> None:
     matches = Matches(listed_players(f"{PROGRAM},bot:2"))
     try:
         matches.move("page", PROGRAM, "", Board(), 0.5)
-        engines = [pid for pid in started_pids(pids) if alive(pid)]
-        assert engines
+        assert tagged(TAG)
         matches.move("page", "bot:2", "4", Board.from_moves("4"), 0.5)  # another game
-        assert matches.games == 1 and all_gone(pids)
+        assert matches.games == 1 and all_gone()
     finally:
         matches.close()
 
 
-def test_an_idle_game_is_ended(pids: Path) -> None:
+def test_an_idle_game_is_ended() -> None:
     matches = Matches(listed_players(PROGRAM), idle_seconds=0.3)
     try:
         matches.move("page", PROGRAM, "", Board(), 0.5)
         assert matches.games == 1
-        assert all_gone(pids)  # ended by the sweeper thread, with nothing asked of it
+        assert all_gone()  # ended by the sweeper thread, with nothing asked of it
         deadline = time.monotonic() + 20
         while matches.games and time.monotonic() < deadline:
             time.sleep(0.05)
@@ -223,11 +198,12 @@ def test_an_idle_game_is_ended(pids: Path) -> None:
         matches.close()
 
 
-def test_at_most_max_games_are_kept_the_least_recent_one_ended(pids: Path) -> None:
+def test_at_most_max_games_are_kept_the_least_recent_one_ended() -> None:
     matches = Matches(listed_players(PROGRAM), max_games=2)
     try:
+        before = set(tagged(TAG))
         matches.move("a", PROGRAM, "", Board(), 0.5)
-        first = [pid for pid in started_pids(pids) if alive(pid)]
+        first = [pid for pid in tagged(TAG) if pid not in before]
         matches.move("b", PROGRAM, "", Board(), 0.5)
         matches.move("c", PROGRAM, "", Board(), 0.5)  # "a" played least recently: ended
         assert matches.games == 2
@@ -237,7 +213,7 @@ def test_at_most_max_games_are_kept_the_least_recent_one_ended(pids: Path) -> No
         assert answer["fault"] is None and answer["column"] in range(7)
     finally:
         matches.close()
-    assert all_gone(pids)
+    assert all_gone()
 
 
 def test_a_connectx_file_plays_and_its_kaggle_fault_is_its_loss() -> None:
@@ -257,7 +233,7 @@ def test_a_connectx_file_plays_and_its_kaggle_fault_is_its_loss() -> None:
     assert matches.games == 0
 
 
-def test_no_room_is_taken_from_a_game_in_a_move(pids: Path) -> None:
+def test_no_room_is_taken_from_a_game_in_a_move() -> None:
     matches = Matches(listed_players(LATE), max_games=1)
     try:
         first = matches.move("a", LATE, "", Board(), 0.5)
@@ -278,7 +254,7 @@ def test_no_room_is_taken_from_a_game_in_a_move(pids: Path) -> None:
         assert matches.move("b", LATE, "", Board(), 0.5)["fault"] is None  # room now
     finally:
         matches.close()
-    assert all_gone(pids)
+    assert all_gone()
 
 
 # --- the list -------------------------------------------------------------------------------

@@ -23,9 +23,10 @@ from ecosystems.connectx import observation_of
 from ecosystems.players import is_outside, parse_spec
 from engine.players import RandomPlayer
 from outside import AgentFault, ConnectXPlayer, FaultKind, OutsideSpec, ProgramPlayer, split_specs
-from outside.process import Child, Limits, descendants
+from outside.process import Child, Limits
+from outside.sandbox import descendants
 from settings import UsageError
-from tests.helpers import alive, gone
+from tests.helpers import alive, gone, new_tag, tagged
 
 DATA = Path(__file__).resolve().parent / "data" / "outside"
 AGENTS = DATA / "connectx"
@@ -171,17 +172,23 @@ def test_a_program_that_misbehaves_loses_with_its_reason(way: str, kind: FaultKi
     assert record.detail
 
 
-def test_a_program_that_forks_and_hangs_is_killed_with_its_child(tmp_path: Path,
-                                                                  monkeypatch: pytest.MonkeyPatch
-                                                                  ) -> None:
-    pids = tmp_path / "pids"
-    monkeypatch.setenv("ENGINE_PIDS", str(pids))
-    record = game_against_random(program("fork-hang"))
+def test_a_program_that_forks_and_hangs_is_killed_with_its_child() -> None:
+    tag = new_tag()
+    player = ProgramPlayer(f"{PYTHON} {ENGINE} --misbehave fork-hang --tag {tag}", seconds=0.2)
+    seen: list[int] = []
+    original = player._move
+
+    def watched(child: Child, board: Board) -> int:
+        try:
+            return original(child, board)
+        finally:
+            seen.extend(tagged(tag))  # the engine and the child it started, before they end
+
+    player._move = watched  # type: ignore[method-assign]
+    record = game_against_random(player)
     assert record.reason == FaultKind.LATE.value and "grace" in record.detail
-    lines = pids.read_text().splitlines()
-    engine, child = map(int, lines[-1].split())  # the engine, and the child it started
-    assert [int(line) for line in lines[:-1]] == [engine]
-    assert gone([engine, child], 5.0)  # the grandchild too
+    assert len(set(seen)) == 2
+    assert gone(seen, 5.0) and not tagged(tag)  # the grandchild too
 
 
 def test_a_program_that_cannot_start_loses_its_first_move() -> None:
@@ -326,12 +333,11 @@ def test_the_report_plays_outside_opponents() -> None:
 
 def test_a_killed_tournament_resumes_without_losing_a_game_and_python_is_used(
         tmp_path: Path) -> None:
-    mark = tmp_path / "used"
     wrapper = tmp_path / "python"
-    wrapper.write_text(f'#!/bin/sh\necho "$@" >> {mark}\nexec {PYTHON} "$@"\n')
+    wrapper.write_text(f'#!/bin/sh\nC4_WRAPPED=yes exec {PYTHON} "$@"\n')
     wrapper.chmod(0o755)
     out_dir = tmp_path / "run"
-    players = (f"connectx:{AGENTS / 'good.py'},connectx:{AGENTS / 'sleeps.py'},"
+    players = (f"connectx:{AGENTS / 'wrapped.py'},connectx:{AGENTS / 'sleeps.py'},"
                f'program:"{PYTHON} {ENGINE}"')
     command = [PYTHON, str(Path(agent.__file__)), "tournament", "--players", players,
                "--games", "4", "--seed", "9", "--time", "0.1", "--workers", "1",
@@ -359,7 +365,10 @@ def test_a_killed_tournament_resumes_without_losing_a_game_and_python_is_used(
     assert sorted(games) == list(range(12))
     for game in kept:  # the games played before the kill are kept as they were
         assert games[game["game"]] == game
-    assert str(AGENTS / "good.py") in mark.read_text()  # the agent files ran under --python
+    firsts = [game["moves"][0 if "wrapped.py" in game["first"] else 1]["column"]
+              for game in games.values()
+              if "wrapped.py" in game["first"] + game["second"] and len(game["moves"]) > 1]
+    assert firsts and set(firsts) == {6}  # the agent files ran under --python
     assert sum(game["reason"] == "late" for game in games.values()) == 0  # overage pays
 
 

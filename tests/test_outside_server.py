@@ -4,7 +4,6 @@ the server's database with their bot; a bot that crashes loses its game to the s
 
 from __future__ import annotations
 
-import os
 import signal
 import sqlite3
 import subprocess
@@ -19,7 +18,7 @@ import pytest
 from localserver.bots import SpecBots, bots_of_option
 from localserver.service import CourseService
 from outside import OutsideSpec
-from tests.helpers import alive
+from tests.helpers import gone, new_tag, tagged
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data" / "outside"
@@ -29,16 +28,14 @@ PYTHON = sys.executable
 
 
 @contextmanager
-def served(tmp_path: Path, bot: str) -> Iterator[tuple[str, Path]]:
+def served(tmp_path: Path, bot: str, tag: str) -> Iterator[tuple[str, Path]]:
     """``agent.py serve --bot BOT`` on a free port of 127.0.0.1: its URL and database.  Once
-    it stops, every engine it started (noted in ``ENGINE_PIDS``) is checked gone."""
+    it stops, every engine it started (found by its ``--tag``) is checked gone."""
     db = tmp_path / "server.sqlite3"
-    pids = tmp_path / "engine-pids"
     proc = subprocess.Popen(
         [PYTHON, str(ROOT / "agent.py"), "serve", "--port", "0", "--host", "127.0.0.1",
          "--db", str(db), "--bot", bot, "--first", "random"],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env={**os.environ, "ENGINE_PIDS": str(pids)})
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert proc.stdout is not None
         url = ""
@@ -61,8 +58,7 @@ def served(tmp_path: Path, bot: str) -> Iterator[tuple[str, Path]]:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
-    started = [int(word) for word in pids.read_text().split()] if pids.exists() else []
-    assert not [pid for pid in started if alive(pid)]
+    assert gone(tagged(tag), 20) and not tagged(tag)
 
 
 def client(url: str, games: int) -> list[str]:
@@ -83,11 +79,11 @@ def stored_games(db: Path) -> list[sqlite3.Row]:
 
 
 def test_a_skeleton_client_plays_a_program_bot_over_http(tmp_path: Path) -> None:
-    spec = f'program:"{PYTHON} {ENGINE}":0.2'
-    with served(tmp_path, spec) as (url, db):
+    tag = new_tag()
+    spec = f'program:"{PYTHON} {ENGINE} --tag {tag}":0.2'
+    with served(tmp_path, spec, tag) as (url, db):
         lines = client(url, 3)
     assert len(lines) == 3
-    assert len((tmp_path / "engine-pids").read_text().split()) >= 3  # one engine a game
     results = [float(line.split()[1]) for line in lines]
     assert all(result in (1, 0.5, -1) for result in results)
     games = stored_games(db)
@@ -104,8 +100,9 @@ def test_a_skeleton_client_plays_a_program_bot_over_http(tmp_path: Path) -> None
 
 
 def test_a_bot_that_crashes_loses_its_game_to_the_student(tmp_path: Path) -> None:
-    spec = f'program:"{PYTHON} {ENGINE} --misbehave crash":0.2'
-    with served(tmp_path, spec) as (url, db):
+    tag = new_tag()
+    spec = f'program:"{PYTHON} {ENGINE} --misbehave crash --tag {tag}":0.2'
+    with served(tmp_path, spec, tag) as (url, db):
         lines = client(url, 2)
     games = stored_games(db)
     assert [game["outcome"] for game in games] == ["won", "won"]

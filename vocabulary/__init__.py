@@ -9,13 +9,15 @@ from vocabulary.columns import column_label, columns_text, side_words, symbol
 from vocabulary.names import (
     MODE_DESCRIPTIONS,
     OPPONENT_MODEL_DESCRIPTIONS,
+    SANDBOX_DESCRIPTIONS,
     Mode,
     OpponentModel,
     Outcome,
+    Sandbox,
     Source,
 )
 from vocabulary.proven import SCALE_NOTE, Proven, scale_note
 
-__all__ = ["MODE_DESCRIPTIONS", "OPPONENT_MODEL_DESCRIPTIONS", "SCALE_NOTE", "Mode",
-           "OpponentModel", "Outcome", "Proven", "Source", "column_label", "columns_text",
-           "scale_note", "side_words", "symbol"]
+__all__ = ["MODE_DESCRIPTIONS", "OPPONENT_MODEL_DESCRIPTIONS", "SANDBOX_DESCRIPTIONS",
+           "SCALE_NOTE", "Mode", "OpponentModel", "Outcome", "Proven", "Sandbox", "Source",
+           "column_label", "columns_text", "scale_note", "side_words", "symbol"]

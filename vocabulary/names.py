@@ -1,4 +1,5 @@
-"""The engine's modes, the stages that decide a move, the opponent models and the outcomes."""
+"""The engine's modes, the stages that decide a move, the opponent models, the outcomes and
+how strictly an outside agent is confined."""
 
 from __future__ import annotations
 
@@ -31,6 +32,15 @@ class OpponentModel(StrEnum):
     """A uniformly random mover: expectimax (course mode)."""
 
 
+class Sandbox(StrEnum):
+    """How an outside agent's sandbox (``outside.sandbox``) treats a layer the system lacks."""
+
+    AVAILABLE = "available"
+    """Confine it with the layers this system has, and say which are missing."""
+    STRICT = "strict"
+    """Refuse to start it unless every layer is there."""
+
+
 class Outcome(IntEnum):
     """A game's result for one side (the side to move, unless said otherwise)."""
 
@@ -61,4 +71,9 @@ OPPONENT_MODEL_DESCRIPTIONS = {
     OpponentModel.MINIMAX: "alpha-beta, a best-replying opponent",
     OpponentModel.RANDOM: "expectimax, the best expected result against a uniformly random mover"
                           " (course mode)",
+}
+SANDBOX_DESCRIPTIONS = {
+    Sandbox.AVAILABLE: "confine outside agents with the layers this system has, and say which"
+                       " are missing",
+    Sandbox.STRICT: "refuse to start an outside agent when a layer is missing",
 }

@@ -5,10 +5,11 @@ It plays a win when it has one, blocks the opponent's, else the most central fre
 ``--misbehave WAY`` makes it break the protocol on its second move, one way per test: ``late``
 (sleeps), ``junk`` (answers a word), ``illegal`` (answers 9), ``flood`` (writes megabytes),
 ``exit`` (ends with status 0), ``crash`` (ends with status 3), ``fork-hang`` (starts a child
-that sleeps, then sleeps itself).
+that sleeps, then sleeps itself).  ``--tag WORD`` is carried on its own command line and on its
+child's, so that a test finds every process it started (``tests.helpers.tagged``): it runs in a
+sandbox that no file of the test's can be written from.
 """
 
-import os
 import subprocess
 import sys
 import time
@@ -71,21 +72,18 @@ def misbehave(way):
     elif way == "crash":
         sys.exit(3)
     elif way == "fork-hang":
-        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)", *tag()])
         print(f"# started {child.pid}", flush=True)
-        note_pids(child.pid)
         time.sleep(120)
 
 
-def note_pids(*pids):
-    """Append this process's id (and others) to the file $ENGINE_PIDS: the tests check that
-    every process an engine started is gone."""
-    with open(os.environ.get("ENGINE_PIDS", os.devnull), "a") as out:
-        out.write(" ".join(str(pid) for pid in (os.getpid(), *pids)) + "\n")
+def tag():
+    """``--tag WORD`` of the command line, to pass on (or nothing)."""
+    return sys.argv[sys.argv.index("--tag"):sys.argv.index("--tag") + 2] if "--tag" in sys.argv \
+        else []
 
 
 def main():
-    note_pids()
     way = sys.argv[sys.argv.index("--misbehave") + 1] if "--misbehave" in sys.argv else ""
     turns = 0
     for line in sys.stdin:
