@@ -111,12 +111,14 @@ def board_command(options: BoardOptions, context: Context) -> int:
 
     from analysisboard.app import create_app
     from analysisboard.opponents import Matches, listed_players
+    from ecosystems.players import announce_sandbox
     from localserver.background import bind_socket
     from localserver.slow_requests import guarded_protocol
 
     settings = context.settings
     chosen, games = board_settings(options, settings, context.config)
     listed = listed_players(options.players)
+    announce_sandbox([player.text for player in listed], settings.outside.sandbox)
     try:
         sock = bind_socket(chosen.host, chosen.port)
     except OSError as exc:

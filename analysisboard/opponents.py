@@ -31,7 +31,8 @@ from analysisboard.params import BadRequest
 from board import WIDTH, Board
 from ecosystems.players import Spec, build_player, is_ours, is_outside, parse_spec, split_specs
 from engine.players import Player
-from outside import AgentFault, FaultKind, end_game
+from outside import AgentFault, AgentStopped, FaultKind, end_game
+from outside.faults import STOPPED
 from settings import AgentSettings, SolverSettings, UsageError
 
 MAX_GAMES = 4  # games against listed players kept at once (each may hold a process or an engine)
@@ -248,6 +249,11 @@ class Matches:
                 raise AgentFault(FaultKind.ILLEGAL, problem)
         except AgentFault as fault:
             return self._fault(game, fault, time.perf_counter() - began)
+        except AgentStopped as stopped:  # no one's fault: the game ends without a result
+            return {"column": None, "player": name, "kind": game.listed.kind,
+                    "seconds": round(time.perf_counter() - began, 4), "budget": game.budget,
+                    "fault": {"kind": STOPPED, "detail": stopped.detail},
+                    "words": f"{name} was stopped: {stopped.detail}", "over": True}
         except Exception as exc:  # a broken player of another kind loses too (as in the arena)
             return self._fault(game, AgentFault(FaultKind.ERROR, f"{type(exc).__name__}: {exc}"),
                                time.perf_counter() - began)

@@ -28,7 +28,7 @@ from typing import Any
 from board import WIDTH, Board
 from engine.games import PlayedMove
 from engine.players import Player
-from outside.faults import AgentFault, AgentStopped, FaultKind
+from outside.faults import STOPPED, AgentFault, AgentStopped, FaultKind
 from settings import UsageError
 
 # PlayedGame.reason values; beside these, an outside agent's FaultKind values (late, crashed...)
@@ -36,7 +36,7 @@ FOUR = "four"          # the winner connected four
 FULL = "full"          # the board filled up: a draw
 ILLEGAL = "illegal"    # the loser answered with a column it could not play
 ERROR = "error"        # the loser's choose() raised
-STOPPED = "stopped"    # a player's process was ended from outside its sandbox: no result
+# (STOPPED, from outside.faults: a player's process was ended from outside its sandbox)
 ENDINGS = (FOUR, FULL)  # the reasons of games the board decided; any other but STOPPED is a forfeit
 assert {ILLEGAL, ERROR} <= {kind.value for kind in FaultKind}  # one name for one fault
 

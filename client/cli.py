@@ -32,7 +32,7 @@ from commandline import (
 )
 from course.ids import stil_ids_problem
 from course.protocol import RESULT_NAMES, Stats
-from ecosystems.players import SPEC_HELP, parse_player
+from ecosystems.players import SPEC_HELP, announce_sandbox, parse_player
 from engine.overrides import opponent_model, with_mode
 from engine.players import Player
 from settings import (
@@ -179,6 +179,7 @@ def local_command(options: LocalOptions, context: Context) -> int:
     seconds = agent.seconds_per_move if options.time is None else options.time
     rng = random.Random()
     # An ``ours`` opponent given without a time plays the configured one (--time is ours).
+    announce_sandbox([options.opponent], settings.outside.sandbox)
     opponent = parse_player(options.opponent, seconds=settings.agent.seconds_per_move, rng=rng,
                             agent=settings.agent, solver=settings.solver)
     from engine import Engine

@@ -9,7 +9,9 @@ move, so a disagreement between the two models stops the game with ``LocalGameEr
 The record gets the game as it goes (who starts, then every move); a game cut short (Ctrl-C,
 an error) is marked abandoned or stopped rather than left looking as if it were still running.
 An outside opponent's fault (``outside.AgentFault``: late, crashed...) is a game we won, the
-fault in the record's note.
+fault in the record's note; an outside opponent ended from outside its sandbox
+(``outside.AgentStopped``) is no one's fault: the game is recorded as abandoned and the run
+stops with one line saying so.
 """
 
 from __future__ import annotations
@@ -30,7 +32,8 @@ from course.grid import as_grid
 from course.protocol import DRAW, LOSS, WIN
 from engine.games import PlayedMove
 from engine.players import Player
-from outside import AgentFault, end_game
+from outside import AgentFault, AgentStopped, end_game
+from settings import UsageError
 from timecontrol import Limit
 from vocabulary import column_label, side_words
 
@@ -108,6 +111,12 @@ def play_local_game(
             else:
                 try:
                     column = opponent.choose(board)
+                except AgentStopped as stopped:  # no one's fault: no result
+                    note = f"{opponent.name} was stopped: {stopped.detail}"
+                    if records is not None and game_id is not None:
+                        records.abandon(game_id, note)
+                    result = DRAW  # not a result: only so that nothing else is recorded
+                    raise UsageError(f"{note} (the game is recorded as abandoned)") from None
                 except AgentFault as fault:  # an outside opponent's fault: our win
                     result = WIN
                     note = f"{opponent.name} lost by a fault, {fault.kind.value}: {fault.detail}"

@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import io
 import random
+import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, TypeGuard
@@ -35,7 +36,14 @@ from engine.players import build_player as build_engine_player
 from engine.players import parse_spec as parse_engine_spec
 from outside import KINDS as OUTSIDE_KINDS
 from outside import SPEC_HELP as OUTSIDE_SPEC_HELP
-from outside import Layers, OutsideSpec, build_outside, parse_outside_spec, system_layers
+from outside import (
+    Layers,
+    OutsideSpec,
+    build_outside,
+    check_strictness,
+    parse_outside_spec,
+    system_layers,
+)
 from outside import split_specs as split_specs  # the front ends split their lists with it
 from settings import AgentSettings, SolverSettings, UsageError
 from vocabulary import Sandbox
@@ -84,6 +92,20 @@ def sandbox_layers(specs: Iterable[Spec]) -> Layers | None:
     """The layers outside agents among ``specs`` run under (None when there is none): what a
     front end says once before it runs them, and keeps in its results."""
     return system_layers() if any(is_outside(spec) for spec in specs) else None
+
+
+def announce_sandbox(texts: Iterable[str], sandbox: Sandbox) -> Layers | None:
+    """For a front end whose specs are parsed later (in its workers): when any of ``texts`` is
+    an outside agent's, refuse a ``strict`` sandbox this system cannot give (``UsageError``)
+    and say once, on the error output, the layers the agents will run under."""
+    outside = [text for text in texts if text.strip().split(":")[0].strip().lower()
+               in OUTSIDE_KINDS]
+    if not outside:
+        return None
+    check_strictness(sandbox)
+    layers = system_layers()
+    print(layers.line(), file=sys.stderr)
+    return layers
 
 
 def _parse_foreign(spec: str, kind: str, params: list[str]) -> ForeignSpec:

@@ -118,6 +118,7 @@ def play_command(url: str, api_key: str, ids: Sequence[str], config: str | None,
 def serve_command(options: ServeOptions, context: Context) -> int:
     import uvicorn
 
+    from ecosystems.players import announce_sandbox
     from localserver.app import create_app
     from localserver.background import bind_socket
     from localserver.bots import COURSE_BOTS, bots_of_option
@@ -129,6 +130,8 @@ def serve_command(options: ServeOptions, context: Context) -> int:
     spec_bot = options.bot is not None and options.bot.strip().lower() not in COURSE_BOTS
     served_options = dataclasses.replace(options, bot=None) if spec_bot else options
     settings, behaviour = serve_settings(served_options, context.settings, context.config)
+    if spec_bot and options.bot is not None:
+        announce_sandbox([options.bot], context.settings.outside.sandbox)
     bots = bots_of_option(options.bot, seconds=agent.seconds_per_move, agent=agent,
                           solver=context.settings.solver, db=settings.db)
     service = CourseService(

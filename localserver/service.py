@@ -76,7 +76,7 @@ from localserver.store import (
     StoredGame,
 )
 from localserver.variants import START_MESSAGE_2021, resolve
-from outside.faults import AgentFault
+from outside.faults import STOPPED, AgentFault, AgentStopped
 from settings import ConfigError, LocalServerSettings
 from settings.loading import describe
 
@@ -286,6 +286,8 @@ class CourseService:
             column = bot.choose(board)
         except AgentFault as fault:
             return NO_MOVE, f"{fault.kind.value}: {fault.detail}"
+        except AgentStopped as stopped:
+            return NO_MOVE, f"{STOPPED}: {stopped.detail}"
         except Exception as exc:  # a bot's failure loses its game, the server goes on
             return NO_MOVE, f"error: {type(exc).__name__}: {exc}"
         if isinstance(column, bool) or not isinstance(column, int) or not board.can_play(column):
@@ -437,8 +439,14 @@ class CourseService:
         self._drop_bot(game.id)
 
     def _bot_lost(self, game: StoredGame, moves: str, bot: Player, fault: str) -> str:
-        """End ``game`` as won by the student after its bot's fault; the message."""
-        msg = f"You won: the bot ({bot.name}) lost by a fault, {fault}"
+        """End ``game`` as won by the student after its bot's fault (or after the bot was
+        stopped from outside its sandbox: the course's protocol has no game without a result,
+        and the student is not to pay for it); the message."""
+        if fault.startswith(f"{STOPPED}: "):
+            msg = (f"You won: the bot ({bot.name}) was stopped from outside its sandbox, no fault"
+                   f" of its own: {fault}")
+        else:
+            msg = f"You won: the bot ({bot.name}) lost by a fault, {fault}"
         self._end(game, moves, WON, WIN, msg)
         return msg
 

@@ -54,6 +54,9 @@ class AgentFault(Exception):
         self.seconds = seconds
 
 
+STOPPED = "stopped"  # the reason of a game stopped from outside an agent's sandbox: no result
+
+
 class AgentStopped(Exception):
     """An outside agent's process was ended from outside its sandbox (by a person, the system,
     another program): no fault of its own, nor of its opponent's.  The game has no result
@@ -66,4 +69,4 @@ class AgentStopped(Exception):
 
 FAULT_KINDS = tuple(kind.value for kind in FaultKind)
 
-__all__ = ["FAULT_KINDS", "AgentFault", "AgentStopped", "FaultKind"]
+__all__ = ["FAULT_KINDS", "STOPPED", "AgentFault", "AgentStopped", "FaultKind"]

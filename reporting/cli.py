@@ -23,13 +23,14 @@ from commandline import (
     option,
     positional,
     repeat_command,
+    sandbox_option,
     scheduler_option,
     time_option,
     whole,
     workers_option,
     writable_folder,
 )
-from ecosystems.players import parse_spec, split_specs
+from ecosystems.players import announce_sandbox, parse_spec, split_specs
 from heuristics import HEURISTICS
 from reporting.document import Measured, write
 from reporting.measure import (
@@ -44,6 +45,7 @@ from reporting.measure import (
 )
 from settings import UsageError
 from terminal import progress
+from vocabulary import Sandbox
 
 QUICK_SECONDS = 0.3
 RATE_DESCRIPTION = """``agent.py rate PLAYER``: plays the player against rungs of the calibrated ladder
@@ -133,6 +135,8 @@ def report_command(options: ReportOptions, context: Context) -> int:
     workers = default_workers()
     agent, solver = settings.agent, settings.solver
     measured_player = measuring(options.player, plan.seconds, agent)
+    announce_sandbox([*opponents, *([options.player] if options.player else [])],
+                     settings.outside.sandbox)
     out = writable_folder(options.out)  # made once everything asked was checked
     print(f"report: {measured_player.label or 'course mode'}, {plan.seconds:g} s per move,"
           f" {plan.games} games per opponent,"
@@ -199,6 +203,7 @@ class RateOptions:
                             help="rate a student from a local server's games (with --student)")
     student: str | None = option("--student", metavar="ID",
                                  help="the student (STIL id) whose games in --db are rated")
+    sandbox: Sandbox | None = sandbox_option()
 
 
 def rate_command(options: RateOptions, context: Context) -> int:
@@ -227,7 +232,8 @@ def rate_command(options: RateOptions, context: Context) -> int:
     where = Path(out) if out is not None else default_out(player.strip())
     return rate(RateRequest(player.strip(), where, options.games, options.time, options.width,
                             options.workers, options.scheduler, options.seed, ladder,
-                            context.config), context.settings)
+                            context.config, options.sandbox or context.settings.outside.sandbox),
+                context.settings)
 
 
 COMMANDS = [

@@ -30,7 +30,7 @@ from batch import BatchExecutor, announce_stopping, open_executor, worker_state
 from batch.lines import append_lines, read_lines
 from board import Board
 from commandline import repeat_command, writable_folder
-from ecosystems.players import Spec, build_player, is_ours, is_outside, parse_spec
+from ecosystems.players import Spec, build_player, is_ours, is_outside, parse_spec, sandbox_layers
 from engine.players import Player
 from outside import end_game
 from rating.ladder import LADDER_FILE, Ladder, Rung, load_ladder
@@ -44,6 +44,7 @@ from reporting.rated import (
 )
 from settings import AgentSettings, Settings, SolverSettings, UsageError
 from terminal import progress
+from vocabulary import Sandbox
 
 GAMES = "games.jsonl"
 CHECKS = "checks.jsonl"
@@ -332,6 +333,7 @@ class RateRequest:
     seed: int | None = None
     ladder: Path | None = None
     config: str | None = None
+    sandbox: Sandbox = Sandbox.AVAILABLE
 
 
 def command_line(request: RateRequest, seed: int) -> str:
@@ -340,7 +342,9 @@ def command_line(request: RateRequest, seed: int) -> str:
                           seed=seed, time=request.seconds,
                           width=None if request.width == DEFAULT_WIDTH else request.width,
                           workers=request.workers, scheduler=request.scheduler,
-                          ladder=request.ladder, config=request.config)
+                          ladder=request.ladder,
+                          sandbox=None if request.sandbox == Sandbox.AVAILABLE else request.sandbox,
+                          config=request.config)
 
 
 def rate(request: RateRequest, settings: Settings) -> int:
@@ -349,7 +353,10 @@ def rate(request: RateRequest, settings: Settings) -> int:
 
     started = time.monotonic()
     seconds = settings.agent.seconds_per_move if request.seconds is None else request.seconds
-    spec = parse_spec(request.player, seconds=seconds)
+    spec = parse_spec(request.player, seconds=seconds, sandbox=request.sandbox)
+    layers = sandbox_layers([spec])
+    if layers is not None:
+        print(layers.line(), file=sys.stderr)
     if getattr(spec, "kind", None) == "human":
         raise UsageError("player 'human' cannot be rated: `agent.py play` plays you")
     ladder = read_ladder(request.ladder)
@@ -387,7 +394,7 @@ def rate(request: RateRequest, settings: Settings) -> int:
                      budget=budget, seed=seed, workers=workers, referee_seconds=REFEREE_SECONDS,
                      elapsed=time.monotonic() - started, review=board_review(settings),
                      board_command=f"python agent.py board --rated {request.out}",
-                     review_source="rated")
+                     review_source="rated", sandbox=layers)
     written = write_rated(rated, request.out)
     print_summary(rated)
     print(f"wrote {', '.join(str(p) for p in written)}", file=sys.stderr)

@@ -21,6 +21,7 @@ from typing import Any
 from arena.figures import plot_tallies, pyplot
 from arena.results import OVERRUN_TOLERANCE
 from engine.games import PlayedMove, Tally
+from outside import Layers
 from rating.ladder import Ladder
 from reporting.document import (
     Accounting,
@@ -94,6 +95,7 @@ class Rated:
     source_words: str = "games played by `agent.py rate`"
     timed: bool = True  # whether the games carry the time of each move
     notes: list[str] = field(default_factory=list)
+    sandbox: Layers | None = None  # the layers an outside player ran under (None: not one)
 
     @classmethod
     def of(cls, name: str, label: str, games: Sequence[RatedGame],
@@ -101,12 +103,13 @@ class Rated:
            budget: float | None, seed: int | None, workers: int, referee_seconds: float,
            elapsed: float, review: str, board_command: str, review_source: str,
            source_words: str = "games played by `agent.py rate`", timed: bool = True,
-           notes: Sequence[str] = ()) -> Rated:
-        current = estimate(games, ladder)
+           notes: Sequence[str] = (), sandbox: Layers | None = None) -> Rated:
+        counted = [g for g in games if not g.record.stopped]  # a stopped game has no result
+        current = estimate(counted, ladder)
         ratings = {rung.name: rung.rating for rung in ladder.rungs}
         opponents = []
-        for rung in sorted({g.rung for g in games}, key=lambda r: ratings.get(r, 0.0)):
-            mine = [g for g in games if g.rung == rung]
+        for rung in sorted({g.rung for g in counted}, key=lambda r: ratings.get(r, 0.0)):
+            mine = [g for g in counted if g.rung == rung]
             expected = None
             if current.fit is not None and current.fitted:  # a bound predicts nothing
                 try:
@@ -121,7 +124,7 @@ class Rated:
         return cls(name, label, list(games), checks, ladder, current, opponents,
                    worst_moves(games, checks, review, review_source), command, budget, seed,
                    workers, referee_seconds, elapsed, board_command, source_words, timed,
-                   list(notes))
+                   list(notes), sandbox)
 
     @property
     def moves(self) -> list[PlayedMove]:
@@ -295,6 +298,9 @@ def to_json(rated: Rated) -> dict[str, Any]:
             over_budget(moves, rated.budget)},
         "faults": [{"game": g.number, "rung": g.rung, "kind": g.fault, "detail": g.record.detail}
                    for g in rated.games if g.fault is not None],
+        "stopped": [{"game": g.number, "rung": g.rung, "detail": g.record.detail}
+                    for g in rated.games if g.record.stopped],
+        "sandbox": rated.sandbox.to_dict() if rated.sandbox is not None else None,
         "elapsed": round(rated.elapsed, 1),
     }
 
@@ -384,6 +390,15 @@ def write_rated(rated: Rated, out: Path) -> list[Path]:
                   " A player that does not use its time (random, the course's bot) is far"
                   " below it.*", ""]
     lines += ["## Faults", "", *_fault_lines(rated), ""]
+    stopped = [g for g in rated.games if g.record.stopped]
+    if stopped:
+        lines += [f"{len(stopped)} game(s) stopped from outside the player's sandbox: no result,"
+                  " left out of the rating:", "",
+                  *(f"- game {g.number} against `{g.rung}`: {g.record.detail}" for g in stopped),
+                  ""]
+    if rated.sandbox is not None:
+        lines += [f"The player ran confined ({rated.sandbox.line()}): what each layer stops is in"
+                  " docs/outside-agents.md.", ""]
     if e.fit is not None:
         lines += [f"The fit's first-mover advantage: {e.fit.first_move:.0f} points.", ""]
     (out / "rate.md").write_text("\n".join(lines))

@@ -50,7 +50,7 @@ def test_values_are_typed_and_an_int_is_accepted_for_a_float(tmp_path):
     ("text", "message"),
     [
         ("[server]\ntimeout = 3\n", r"server.timeout: unknown key \(known: api_key, connect"),
-        ("[serverr]\n", r"serverr: unknown key \(known: agent, board, local_server, record"),
+        ("[serverr]\n", r"serverr: unknown key \(known: agent, board, local_server, outside, record"),
         ('[server]\nread_timeout = "5"\n', r"server.read_timeout: expected a number, got '5'"),
         ("[server]\nretries = 2.5\n", r"server.retries: expected a whole number, got 2.5"),
         ('[server]\nstil_ids = "ab"\n', r"server.stil_ids: expected a list$"),

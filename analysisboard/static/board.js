@@ -444,6 +444,12 @@
       const who = game.player ? { player: game.player } : { mode: game.mode };
       const move = await api("/api/move", { moves: state.moves, ...who, seconds: game.seconds }, "move");
       if (state.game !== game || state.view !== "play") return;
+      if (move.fault && move.fault.kind === "stopped") {
+        // Its process was ended from outside its sandbox: no one's fault, no result.
+        logLine(move.words, "fault");
+        endGame("No result: " + move.words + ".");
+        return;
+      }
       if (move.fault) {
         // The player's fault (late, illegal, crashed...) ends the game: the person won.
         logLine(move.words, "fault");
