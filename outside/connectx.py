@@ -120,14 +120,15 @@ class ConnectXPlayer(ProcessPlayer):
 
     ``seconds``: its ``actTimeout``; ``python``: the interpreter (None: ours); ``name``: its
     label in tables; ``game_overage``: the overage of each game (Kaggle's 60 s; less in
-    tests); ``strictness``: whether a missing layer of its sandbox stops it from starting.
+    tests); ``strictness``: whether a missing layer of its sandbox stops it from starting;
+    ``limits``: what its sandbox lets it use (default: ``connectx_limits``).
     ``overage`` is what is left of the current game's; ``log`` what the agent printed in its
     last move (the first 1,024 characters, as Kaggle keeps them).
     """
 
     def __init__(self, path: str, *, seconds: float, observe: Observe, python: str | None = None,
                  name: str | None = None, game_overage: float = OVERAGE,
-                 strictness: Sandbox = Sandbox.AVAILABLE) -> None:
+                 strictness: Sandbox = Sandbox.AVAILABLE, limits: Limits | None = None) -> None:
         self.path = str(Path(path).resolve())
         self.seconds = seconds
         self.python = python or sys.executable
@@ -135,6 +136,7 @@ class ConnectXPlayer(ProcessPlayer):
         self.game_overage = game_overage
         self.overage = game_overage
         self.strictness = strictness
+        self.limits = limits or connectx_limits(seconds)
         self.log = ""
         self._observe = observe
         super().__init__()
@@ -153,7 +155,7 @@ class ConnectXPlayer(ProcessPlayer):
             return
         try:
             child = Child([self.python, "-u", str(WORKER), agent_file],
-                          limits=connectx_limits(self.seconds),
+                          limits=self.limits,
                           run=interpreter_paths(self.python),
                           own=[str(WORKER), *own_paths(agent_file)], strictness=self.strictness)
         except OSError as exc:

@@ -32,20 +32,24 @@ from multiprocessing import util as mp_util
 from pathlib import Path
 
 from outside.faults import AgentFault, AgentStopped, FaultKind
-from outside.sandbox import CPU_HARD_EXTRA, Confinement, Limits
+from outside.sandbox import CPU_HARD_EXTRA, Confinement, Limits, spawning
 from vocabulary import Sandbox
 
 LINE_BYTES = 64 * 1024  # of the answer channel per move (an answer is one short line)
 LOG_BYTES = 1024 * 1024  # of error output (a log) per move
 LOG_TAIL = 2000  # characters of the error output kept to explain a crash
 EXIT_WAIT = 1.0  # seconds a process that closed its output gets to exit before it is killed
+SHOWN_DENIALS = 8  # of what an agent was denied, named in its fault
 # Signals that only the process itself or the kernel on its behalf sends: its own crash.
 OWN_SIGNALS = {signal.SIGSEGV, signal.SIGBUS, signal.SIGILL, signal.SIGFPE, signal.SIGABRT,
                signal.SIGTRAP, signal.SIGPIPE, signal.SIGALRM, signal.SIGXCPU, signal.SIGXFSZ,
                signal.SIGSYS, signal.SIGVTALRM, signal.SIGPROF}
-# The words of an error that a file or network rule of the sandbox denied.
+# The words of an error that a file or network rule of the sandbox denied, and of one that a
+# memory limit caused.
 DENIED_WORDS = ("PermissionError", "Permission denied", "Operation not permitted",
                 "Errno 13", "Errno 1]")
+MEMORY_WORDS = ("MemoryError", "Cannot allocate memory", "Errno 12]", "std::bad_alloc",
+                "OutOfMemoryError", "out of memory")
 # Faults that mean the agent did not move (after a denial, the sandbox's).
 NO_MOVE = (FaultKind.ERROR, FaultKind.CRASHED, FaultKind.EXITED, FaultKind.LATE,
            FaultKind.FLOODED, FaultKind.PROTOCOL)
@@ -111,10 +115,13 @@ class Child:
         self._cpu_seconds: float | None = None  # what it had used when it ended
         self.sandbox = Confinement(run=run, own=own, limits=limits, strictness=strictness)
         try:
-            self.proc = subprocess.Popen(  # the program the user named to play
-                self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                cwd=self.sandbox.scratch, env=self.sandbox.env, start_new_session=True,
-                preexec_fn=self.sandbox.preexec, close_fds=True, bufsize=0)
+            with spawning():
+                self.proc = subprocess.Popen(  # the program the user named to play
+                    self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE, cwd=self.sandbox.scratch, env=self.sandbox.env,
+                    start_new_session=True, preexec_fn=self.sandbox.preexec, close_fds=True,
+                    bufsize=0)
+                self.sandbox.started(self.proc.pid)
         except subprocess.SubprocessError as exc:
             why = self.sandbox.failure() or str(exc)
             self.sandbox.close()
@@ -122,7 +129,6 @@ class Child:
         except BaseException:
             self.sandbox.close()
             raise
-        self.sandbox.started(self.proc.pid)
         assert self.proc.stdout is not None and self.proc.stderr is not None
         for stream in (self.proc.stdout, self.proc.stderr):
             os.set_blocking(stream.fileno(), False)
@@ -298,10 +304,15 @@ class Child:
         if not denied and any(words in fault.detail for words in DENIED_WORDS) \
                 and self.sandbox.layers.landlock:
             denied = ["a file or the network (its rules)"]
+        if not denied and any(words in fault.detail for words in MEMORY_WORDS):
+            return AgentFault(FaultKind.SANDBOX, f"over its memory limit"
+                              f" ({self.limits.memory_bytes // 1024**2} MiB a process); then it"
+                              f" {fault.detail}", seconds=fault.seconds)
         if not denied:
             return fault
-        return AgentFault(FaultKind.SANDBOX, f"denied {'; '.join(denied[:5])}; then it {fault.detail}",
-                          seconds=fault.seconds)
+        more = f" and {len(denied) - SHOWN_DENIALS} more" if len(denied) > SHOWN_DENIALS else ""
+        return AgentFault(FaultKind.SANDBOX, f"denied {'; '.join(denied[:SHOWN_DENIALS])}{more};"
+                          f" then it {fault.detail}", seconds=fault.seconds)
 
     def finish(self, line: str | None = None, *, wait: float = 0.5) -> None:
         """End it politely: ``line`` (a ``quit``) and the end of its input, ``wait`` seconds

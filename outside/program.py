@@ -80,15 +80,17 @@ class ProgramPlayer(ProcessPlayer):
     ``command``: its command line (split as a shell would, without a shell; paths on it are
     taken from where we run, as it runs in a folder of its own); ``seconds``: its time per
     move; ``name``: its label in tables; ``strictness``: whether a missing layer of its
-    sandbox stops it from starting.  ``said_name`` is the name it gave in its ``ready`` line.
+    sandbox stops it from starting; ``limits``: what its sandbox lets it use (default:
+    ``program_limits``).  ``said_name`` is the name it gave in its ``ready`` line.
     """
 
     QUIT = "quit"  # said at the end of a game; its input then ends
 
     def __init__(self, command: str, *, seconds: float, name: str | None = None,
-                 strictness: Sandbox = Sandbox.AVAILABLE) -> None:
+                 strictness: Sandbox = Sandbox.AVAILABLE, limits: Limits | None = None) -> None:
         self.argv = shlex.split(command)
         self.strictness = strictness
+        self.limits = limits or program_limits(seconds)
         self.seconds = seconds
         self.name = name or f"program:{command}"
         self.said_name = ""
@@ -103,7 +105,7 @@ class ProgramPlayer(ProcessPlayer):
         self._seen = None
         argv, run, own = program_paths(self.argv, safe_environment("")["PATH"])
         try:
-            child = Child(argv, limits=program_limits(self.seconds), run=run, own=own,
+            child = Child(argv, limits=self.limits, run=run, own=own,
                           strictness=self.strictness)
         except OSError as exc:
             self._pending = AgentFault(FaultKind.CRASHED, f"could not be started:"

@@ -56,7 +56,7 @@ import tempfile
 import threading
 import time
 import weakref
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -329,6 +329,18 @@ def _is_link(path: str) -> bool:
     return os.path.islink(path)
 
 
+def _reads_past_permissions() -> bool:
+    """Whether this process (and so an agent that keeps its capabilities) may read files past
+    their permissions: ``CAP_DAC_OVERRIDE`` or ``CAP_DAC_READ_SEARCH`` in effect."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("CapEff:"):
+                return bool(int(line.split()[1], 16) & 0b110)
+    except (OSError, ValueError):
+        pass
+    return False
+
+
 _SYSTEM_RULES: list[tuple[str, landlock.FS]] | None = None
 
 
@@ -337,7 +349,7 @@ def system_rules(layers: Layers) -> list[tuple[str, landlock.FS]]:
     global _SYSTEM_RULES
     if _SYSTEM_RULES is None:
         rules = [(folder, landlock.RUN) for folder in SYSTEM_FOLDERS if os.path.isdir(folder)]
-        if layers.own_user:
+        if layers.own_user or _reads_past_permissions():
             rules += [(path, landlock.RUN) for path in _world_readable("/etc")]
         elif os.path.isdir("/etc"):
             rules.append(("/etc", landlock.RUN))
@@ -646,6 +658,11 @@ PAGE_SIZE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 _SUBREAPER = False
 
 
+def spawning() -> contextlib.AbstractContextManager[None]:
+    """``with spawning(): Popen(...)``: see ``_Supervisor.spawn``."""
+    return _SUPERVISOR.spawn()
+
+
 def _become_subreaper() -> None:
     """Make this process the one that orphans of its agents are handed to (Linux 3.4), so a
     daemon that double-forks is still found and killed."""
@@ -729,7 +746,10 @@ def _filters(pid: int | str) -> int:
 
 def orphans(table: dict[int, tuple[int, int, int]]) -> list[int]:
     """Processes an agent left behind: our children under more seccomp filters than we are,
-    that are no agent's first process (those are reaped by their ``Popen``)."""
+    that are no agent's first process (those are reaped by their ``Popen``); none while an
+    agent is being started (its first process is not known yet)."""
+    if _SUPERVISOR.spawning:
+        return []
     me = os.getpid()
     ours = _filters("self")
     firsts = _SUPERVISOR.firsts()
@@ -805,6 +825,19 @@ class _Supervisor:
     live: weakref.WeakSet[Confinement] = field(default_factory=weakref.WeakSet)
     lock: threading.Lock = field(default_factory=threading.Lock)
     thread: threading.Thread | None = None
+    spawning: int = 0  # agents being started: a child not yet told apart from an orphan
+
+    @contextlib.contextmanager
+    def spawn(self) -> Iterator[None]:
+        """Around the start of an agent's process: until its pid is known (``Popen`` returns
+        once it has exec'd), it looks like an orphan, so none is killed meanwhile."""
+        with self.lock:
+            self.spawning += 1
+        try:
+            yield
+        finally:
+            with self.lock:
+                self.spawning -= 1
 
     def add(self, confinement: Confinement) -> None:
         with self.lock:
@@ -844,6 +877,24 @@ class _Supervisor:
 _SUPERVISOR = _Supervisor()
 
 
-__all__ = ["CPU_HARD_EXTRA", "DISK_BYTES", "FILE_BYTES", "MEMORY_BYTES", "TASKS", "Confinement",
-           "Layers", "Limits", "check_strictness", "descendants", "folder_usage", "orphans",
-           "own_folder", "own_paths", "process_table", "program_paths", "safe_environment", "system_layers"]
+__all__ = [
+    "CPU_HARD_EXTRA",
+    "DISK_BYTES",
+    "FILE_BYTES",
+    "MEMORY_BYTES",
+    "TASKS",
+    "Confinement",
+    "Layers",
+    "Limits",
+    "check_strictness",
+    "descendants",
+    "folder_usage",
+    "orphans",
+    "own_folder",
+    "own_paths",
+    "process_table",
+    "program_paths",
+    "safe_environment",
+    "spawning",
+    "system_layers",
+]

@@ -199,7 +199,7 @@ def available() -> bool:
 def notify_available() -> bool:
     """Whether this kernel hands denied calls to a listener (Linux 5.0; 5.5 for letting one
     through, which ``Listener`` degrades without)."""
-    if not available():
+    if not available() or _libc is None:
         return False
     sizes = (ctypes.c_uint16 * 3)()
     try:
