@@ -179,9 +179,9 @@ def local_command(options: LocalOptions, context: Context) -> int:
     seconds = agent.seconds_per_move if options.time is None else options.time
     rng = random.Random()
     # An ``ours`` opponent given without a time plays the configured one (--time is ours).
-    announce_sandbox([options.opponent], settings.outside.sandbox)
     opponent = parse_player(options.opponent, seconds=settings.agent.seconds_per_move, rng=rng,
                             agent=settings.agent, solver=settings.solver)
+    announce_sandbox([options.opponent], settings.outside.sandbox)
     from engine import Engine
 
     engine = Engine(agent, solver=settings.solver, opponent_model=model)

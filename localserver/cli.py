@@ -130,10 +130,10 @@ def serve_command(options: ServeOptions, context: Context) -> int:
     spec_bot = options.bot is not None and options.bot.strip().lower() not in COURSE_BOTS
     served_options = dataclasses.replace(options, bot=None) if spec_bot else options
     settings, behaviour = serve_settings(served_options, context.settings, context.config)
-    if spec_bot and options.bot is not None:
-        announce_sandbox([options.bot], context.settings.outside.sandbox)
     bots = bots_of_option(options.bot, seconds=agent.seconds_per_move, agent=agent,
                           solver=context.settings.solver, db=settings.db)
+    if spec_bot and options.bot is not None:
+        announce_sandbox([options.bot], context.settings.outside.sandbox)
     service = CourseService(
         settings.db, api_key=settings.api_key, bot_depth=settings.bot_depth,
         time_limit=settings.time_limit, full_board_win_is_draw=settings.full_board_win_is_draw,
