@@ -673,8 +673,8 @@ def _become_subreaper() -> None:
 
 
 def process_table() -> dict[int, tuple[int, int, int]]:
-    """Every process: its parent, its (effective) user and its resident pages, from ``/proc``
-    ({} without ``/proc``)."""
+    """Every live process (not a zombie): its parent, its (effective) user and its resident
+    pages, from ``/proc`` ({} without ``/proc``)."""
     table: dict[int, tuple[int, int, int]] = {}
     try:
         entries = os.scandir("/proc")
@@ -692,7 +692,7 @@ def process_table() -> dict[int, tuple[int, int, int]]:
                 continue  # ended meanwhile
             # the command name (in parentheses) may hold anything: the fields after the last ')'
             fields = line[line.rfind(b")") + 2:].split()
-            if len(fields) > 21:
+            if len(fields) > 21 and fields[0] not in (b"Z", b"X"):
                 table[int(entry.name)] = (int(fields[1]), uid, int(fields[21]))
     return table
 
