@@ -19,6 +19,7 @@ import importlib
 import sys
 import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -65,8 +66,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     from commandline import Context
     from course.errors import ClientError
     from engine.startup import compile_notice
-    from settings import UsageError, load_settings
+    from settings import UsageError, load_settings, use_checkout
 
+    use_checkout(Path(__file__).absolute().parent)  # as invoked: a linked copy is its own
     try:
         settings = load_settings(config, checks=[config_problems])
         with compile_notice() if command.compiles else contextlib.nullcontext():

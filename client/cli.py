@@ -36,10 +36,10 @@ from ecosystems.players import SPEC_HELP, announce_sandbox, parse_player
 from engine.overrides import opponent_model, with_mode
 from engine.players import Player
 from settings import (
-    DEFAULT_CONFIG_PATH,
     ConfigError,
     Settings,
     config_relative,
+    default_config_path,
     mask_secret,
     require_credentials,
 )
@@ -57,7 +57,7 @@ def records_path(settings: Settings, config: str | None) -> Path:
 
 
 def _config_name(config: str | None) -> str:
-    return str(Path(config)) if config else str(DEFAULT_CONFIG_PATH)
+    return str(Path(config)) if config else str(default_config_path())
 
 
 # --- online ----------------------------------------------------------------------------------

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from settings import Settings, UsageError, revised
+from settings import Settings, UsageError, default_config_path, revised
 
 ROOT = Path(__file__).resolve().parent.parent
 PRACTICE_ID = "practice-1"
@@ -29,9 +29,8 @@ _URL = re.compile(r"local course server on (http://\S+/)")
 @contextmanager
 def local_server(config: str | None) -> Iterator[str]:
     """A local course server in a child process for the duration of the block; its URL."""
-    command = [sys.executable, str(ROOT / "agent.py"), "serve", "--port", "0", "--db", ":memory:"]
-    if config is not None:
-        command += ["--config", config]
+    command = [sys.executable, str(ROOT / "agent.py"), "serve", "--port", "0", "--db", ":memory:",
+               "--config", config or str(default_config_path().absolute())]
     child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                              stdin=subprocess.DEVNULL, text=True, cwd=ROOT)
     lines: queue.Queue[str] = queue.Queue()

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, Generic, NoReturn, TypeVar
 
 from commandline.options import Arg, scheduler_option, workers_option
-from settings import DEFAULT_CONFIG_PATH, Settings
+from settings import CONFIG_ENV, CONFIG_NAME, Settings, default_config_path
 
 Options = TypeVar("Options")
 
@@ -29,7 +29,7 @@ class Context:
     @property
     def config_name(self) -> str:
         """The settings file's name, for messages."""
-        return str(Path(self.config)) if self.config else str(DEFAULT_CONFIG_PATH)
+        return str(Path(self.config)) if self.config else str(default_config_path())
 
 
 @dataclass(frozen=True)
@@ -71,7 +71,8 @@ def add_arguments(parser: argparse.ArgumentParser, options: type[Any]) -> None:
 def _add_command_arguments(parser: argparse.ArgumentParser, options: type[Any]) -> None:
     add_arguments(parser, options)
     parser.add_argument("--config", metavar="PATH",
-                        help=f"settings file (default: {DEFAULT_CONFIG_PATH.name} of the checkout)")
+                        help=f"settings file (default: {CONFIG_ENV} if set, else {CONFIG_NAME} of"
+                             " the checkout)")
 
 
 class OneLineParser(argparse.ArgumentParser):

@@ -11,11 +11,14 @@ the schema's, in one error naming the file.
 
 from settings.errors import ConfigError, UsageError
 from settings.loading import (
-    DEFAULT_CONFIG_PATH,
+    CONFIG_ENV,
+    CONFIG_NAME,
     Check,
     config_relative,
+    default_config_path,
     load_settings,
     revised,
+    use_checkout,
 )
 from settings.schema import (
     MODES,
@@ -40,7 +43,8 @@ from settings.secrets import (
 
 __all__ = [
     "API_KEY_ENV",
-    "DEFAULT_CONFIG_PATH",
+    "CONFIG_ENV",
+    "CONFIG_NAME",
     "MODES",
     "STIL_IDS_ENV",
     "AgentSettings",
@@ -56,10 +60,12 @@ __all__ = [
     "UsageError",
     "check_server_url",
     "config_relative",
+    "default_config_path",
     "is_placeholder",
     "load_settings",
     "mask_secret",
     "redact",
     "require_credentials",
     "revised",
+    "use_checkout",
 ]

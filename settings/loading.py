@@ -23,7 +23,27 @@ from settings.errors import ConfigError
 from settings.schema import Settings
 from settings.secrets import API_KEY_ENV, STIL_IDS_ENV
 
-DEFAULT_CONFIG_PATH = Path(__file__).resolve().parent.parent / "config.toml"
+CONFIG_NAME = "config.toml"
+CONFIG_ENV = "EDAP01_CONFIG"  # a settings file in place of the checkout's (tests use one)
+_checkout: Path | None = None  # the folder the program was started from (``use_checkout``)
+
+
+def use_checkout(folder: Path) -> None:
+    """Name the checkout the program runs from: ``agent.py``'s folder as it was invoked, a
+    link not followed, so that a copy of the checkout whose files are links to another's
+    reads and writes its own settings and record, not the other's."""
+    global _checkout
+    _checkout = folder
+
+
+def default_config_path(env: Mapping[str, str] | None = None) -> Path:
+    """The settings file used without ``--config``: ``EDAP01_CONFIG``, else ``config.toml`` of
+    the checkout (``use_checkout``; this package's own when none was named)."""
+    named = (os.environ if env is None else env).get(CONFIG_ENV, "").strip()
+    if named:
+        return Path(named).expanduser()
+    folder = _checkout if _checkout is not None else Path(__file__).resolve().parent.parent
+    return folder / CONFIG_NAME
 SECRET_KEYS = ("api_key", "stil_ids")
 
 Model = TypeVar("Model", bound=BaseModel)
@@ -145,14 +165,16 @@ def _valid_part(data: Mapping[str, Any], exc: ValidationError) -> Settings | Non
 def load_settings(path: str | os.PathLike[str] | None = None,
                   env: Mapping[str, str] | None = None, *,
                   checks: Sequence[Check] = ()) -> Settings:
-    """Read ``path`` (default: the repository's ``config.toml``) and apply the environment.
+    """Read ``path`` (default: ``default_config_path``) and apply the environment.
 
-    A missing default file gives the defaults; a missing file named explicitly is an error.
+    A missing default file gives the defaults; a missing file named explicitly (``path``, or
+    ``EDAP01_CONFIG``) is an error.
     The problems the schema and ``checks`` find are one ``ConfigError`` naming the file.
     ``EDAP01_API_KEY`` and ``EDAP01_STIL_IDS`` (comma-separated) win over ``[server]``.
     """
     env = os.environ if env is None else env
-    config_path = Path(path) if path is not None else DEFAULT_CONFIG_PATH
+    config_path = Path(path) if path is not None else default_config_path(env)
+    named = path is not None or bool(env.get(CONFIG_ENV, "").strip())
     data: dict[str, Any] = {}
     if config_path.exists():
         try:
@@ -162,7 +184,7 @@ def load_settings(path: str | os.PathLike[str] | None = None,
             raise ConfigError(f"{config_path}: not valid TOML: {exc}") from exc
         except OSError as exc:
             raise ConfigError(f"{config_path}: cannot read: {exc.strerror or exc}") from exc
-    elif path is not None:
+    elif named:
         raise ConfigError(f"{config_path}: no such config file")
     problems: list[str] = []
     try:
@@ -200,5 +222,6 @@ def config_relative(path: str, config: str | os.PathLike[str] | None) -> Path:
     resolved = Path(path).expanduser()
     if resolved.is_absolute():
         return resolved
-    folder = Path(config).resolve().parent if config is not None else DEFAULT_CONFIG_PATH.parent
+    folder = Path(config).resolve().parent if config is not None else \
+        default_config_path().absolute().parent
     return folder / resolved

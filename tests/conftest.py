@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -12,6 +13,23 @@ from vocabulary import Mode
 
 if TYPE_CHECKING:
     from engine import Engine
+
+# --- the settings file of every test --------------------------------------------------------
+
+
+@pytest.fixture(scope="session", autouse=True)
+def own_settings(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A copy of ``config.toml`` in a folder of the session's, named by ``EDAP01_CONFIG`` for
+    every test and every process a test starts: what a command writes beside its settings
+    (the record, the local server's database) goes there, never into the checkout.  A test
+    that runs a copy of the checkout as a person would (the README's) drops the variable."""
+    folder = tmp_path_factory.mktemp("settings")
+    config = folder / "config.toml"
+    config.write_text((Path(__file__).resolve().parent.parent / "config.toml").read_text())
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("EDAP01_CONFIG", str(config))
+        yield config
+
 
 # --- the engine of the client's tests ------------------------------------------------------
 

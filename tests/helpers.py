@@ -179,3 +179,24 @@ def gone(pids: Iterable[int], seconds: float) -> bool:
             return False
         time.sleep(0.05)
     return True
+
+
+# What a scratch copy of the checkout keeps of its own (the rest are links to the checkout).
+SCRATCH_OWN = {"records", "report", "rated", ".git", ".venv", ".venv-ci", "config.toml",
+               ".pytest_cache"}
+
+
+def checkout_snapshot() -> dict[str, str]:
+    """The content of this checkout's ``records/`` and of every tracked file, by path: what a
+    test run from a copy of the checkout must leave as it was."""
+    import hashlib
+
+    root = Path(__file__).resolve().parent.parent
+    tracked = subprocess.run(["git", "ls-files", "-z"], cwd=root, capture_output=True,
+                             check=False).stdout.decode().split("\0")
+    files = [root / name for name in tracked if name]
+    records = root / "records"
+    if records.is_dir():
+        files += [path for path in records.rglob("*") if path.is_file()]
+    return {str(path): hashlib.sha256(path.read_bytes()).hexdigest() if path.exists() else "gone"
+            for path in files}

@@ -27,13 +27,13 @@ from pathlib import Path
 import pytest
 import requests
 
+from tests.helpers import SCRATCH_OWN, checkout_snapshot
+
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
 SERVERS = {"serve": r"local course server on (http://\S+/)", "board": r"analysis board on (http://\S+/)"}
 PERSON_AT_THE_TERMINAL = "4\n4\n3\nq\n"  # for `play`: three moves, then quit
 COMMAND_SECONDS = 900
-# Written into the scratch checkout, never into the project's own folders.
-OWN = {"records", "report", ".git", ".venv", ".venv-ci", "config.toml", ".pytest_cache"}
 
 
 @dataclass(frozen=True)
@@ -88,7 +88,7 @@ def scratch(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A checkout to run the README in: the project's files linked, its config copied."""
     folder = tmp_path_factory.mktemp("checkout")
     for entry in ROOT.iterdir():
-        if entry.name not in OWN:
+        if entry.name not in SCRATCH_OWN:
             (folder / entry.name).symlink_to(entry)
     (folder / "config.toml").write_text((ROOT / "config.toml").read_text())
     return folder
@@ -176,7 +176,9 @@ def run_all(scratch: Path) -> Iterator[tuple[Line, str]]:
 
 
 def test_every_readme_command_runs_as_written(scratch: Path) -> None:
+    before = checkout_snapshot()
     ran = [line.text for line, _ in run_all(scratch)]
+    assert checkout_snapshot() == before  # written into the scratch checkout, never here
     skipped = [line.text for line in readme_lines()
                if is_install_or_tests(line) or is_ranked(line)]
     # Something ran from every kind the README shows, and only the ranked games were left out.

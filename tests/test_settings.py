@@ -8,19 +8,21 @@ import pytest
 from pydantic import ValidationError
 
 from settings import (
-    DEFAULT_CONFIG_PATH,
     ConfigError,
     LocalServerSettings,
     ServerSettings,
     Settings,
     check_server_url,
     config_relative,
+    default_config_path,
     load_settings,
     mask_secret,
     redact,
     require_credentials,
     revised,
 )
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def write(tmp_path: Path, text: str) -> Path:
@@ -30,7 +32,7 @@ def write(tmp_path: Path, text: str) -> Path:
 
 
 def test_the_shipped_config_loads_and_holds_only_placeholders():
-    settings = load_settings(DEFAULT_CONFIG_PATH, env={})
+    settings = load_settings(ROOT / "config.toml", env={})
     assert settings.server.url == "https://vilde.cs.lth.se/edap01-4inarow/"
     with pytest.raises(ConfigError, match="api_key is still the placeholder"):
         require_credentials(settings.server)
@@ -257,4 +259,20 @@ def test_config_paths_are_relative_to_the_config_file(tmp_path):
     config = tmp_path / "sub" / "config.toml"
     assert config_relative("db/x.sqlite3", config) == tmp_path / "sub" / "db" / "x.sqlite3"
     assert config_relative(str(tmp_path / "abs"), config) == tmp_path / "abs"
-    assert config_relative("x", None) == DEFAULT_CONFIG_PATH.parent / "x"
+    assert config_relative("x", None) == default_config_path().absolute().parent / "x"
+
+
+def test_the_default_settings_file_is_the_environments_else_the_checkouts(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from settings import loading
+
+    monkeypatch.delenv("EDAP01_CONFIG", raising=False)
+    monkeypatch.setattr(loading, "_checkout", tmp_path)
+    assert default_config_path() == tmp_path / "config.toml"
+    assert load_settings().agent.seconds_per_move == 3.0  # no file there: the defaults
+    named = write(tmp_path, "[agent]\nseconds_per_move = 0.5\n")
+    monkeypatch.setenv("EDAP01_CONFIG", str(named))
+    assert default_config_path() == named and load_settings().agent.seconds_per_move == 0.5
+    monkeypatch.setenv("EDAP01_CONFIG", str(tmp_path / "missing.toml"))
+    with pytest.raises(ConfigError, match=r"missing\.toml: no such config file"):
+        load_settings()
