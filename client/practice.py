@@ -3,8 +3,9 @@
 The local copy of the course server is started for it as a child process (``agent.py serve``
 on a free port, its database in memory: the client never imports the server, as against the
 real one), and the agent plays it over HTTP exactly as ``online`` plays the course server,
-under a practice id and the local server's key.  The child is stopped when the games end,
-however they end.
+under a practice id and the local server's key.  What the child says while it starts (a first
+run compiles its bot, and says so) is passed on at once.  The child is stopped when the games
+end, however they end.
 """
 
 from __future__ import annotations
@@ -57,6 +58,8 @@ def local_server(config: str | None) -> Iterator[str]:
             found = _URL.search(line)
             if found:
                 break
+            # what the server says while it starts (a first run's compile notice) is said now
+            print(line.rstrip(), file=sys.stderr, flush=True)
         yield found.group(1)
     finally:
         child.terminate()

@@ -25,6 +25,7 @@ import subprocess
 import sys
 import textwrap
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -456,14 +457,18 @@ def test_a_process_killed_from_outside_stops_the_game_without_a_result(tmp_path:
             time.sleep(30)
             return 3
     """, seconds=10.0)
-    def kill_from_outside() -> None:
+    def kill_from_outside() -> None:  # once it is in its first move
+        deadline = time.monotonic() + 120
+        while player._child is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(1.0)
         if player._child is not None:
             os.kill(player._child.pid, 9)
 
-    timer = threading.Timer(1.5, kill_from_outside)
-    timer.start()
+    killer = threading.Thread(target=kill_from_outside, daemon=True)
+    killer.start()
     record = play(player)
-    timer.cancel()
+    killer.join()
     assert record.stopped and record.winner is None and record.points(0) is None
     assert "from outside its sandbox" in record.detail
 
