@@ -186,6 +186,7 @@ def _run_online(
             title = f"game {number}" + (f" of {games}" if games is not None else "")
             game = OnlineGame(server, engine, records, stil_ids, budget=budget, out=out,
                               title=title, checkpoint=interrupts.checkpoint)
+            interrupts.checkpoint()  # a Ctrl-C between games that Python dropped
             playing = True
             with interrupts.game():
                 if unfinished is not None:
