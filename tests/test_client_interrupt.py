@@ -33,6 +33,7 @@ from gym_connect_four import ConnectFourEnv
 from localserver.background import LocalCourseServer
 from localserver.inprocess import InProcessCourseServer
 from localserver.service import CourseService, player_key
+from tests.batch_tasks import ctrl_c_lost_in_a_finalizer
 from tests.helpers import default_ctrl_c
 
 IDS = ("te-1234", "st-5678")
@@ -169,6 +170,31 @@ def test_ctrl_c_between_games_stops_at_once(engine, tmp_path):
     assert said == []  # nothing to finish: no word of a game in progress
     assert game.status == "finished"
     assert "interrupted between games: no game was in progress, nothing is lost" in lines
+
+
+class LostCtrlCServer(CtrlCServer):
+    """Ctrl-C while the stats are asked for the ``at_stats``-th time, landing in a ``__del__``
+    where Python drops its ``KeyboardInterrupt`` (as when numba frees its compiled objects)."""
+
+    def _send_stats(self) -> Any:
+        self.stats_asked += 1
+        if self.stats_asked == self.at_stats:
+            ctrl_c_lost_in_a_finalizer(0)
+        return InProcessCourseServer._send_stats(self)
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
+def test_a_ctrl_c_between_games_that_python_dropped_stops_before_the_next_game(engine, tmp_path):
+    lines: list[str] = []
+    server = LostCtrlCServer(service(5), at_stats=2)
+    with Records(tmp_path / "r.sqlite3") as records:
+        with pytest.raises(KeyboardInterrupt):
+            run_online(server, engine, records, IDS, budget=BUDGET, games=3, until_streak=5,
+                       out=lines.append, interrupts=GameInterrupts(lines.append))
+        (game,) = records.games(ONLINE)  # no second game was started
+    assert game.status == "finished"
+    assert "interrupted between games: no game was in progress, nothing is lost" in lines
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 
 def test_an_interrupted_local_game_says_so_on_stderr(engine, tmp_path, capfd):
