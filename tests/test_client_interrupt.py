@@ -26,7 +26,7 @@ import pytest
 import agent
 from client.interrupt import FIRST_CTRL_C, SECOND_CTRL_C, GameInterrupts
 from client.localgame import LOCAL_CTRL_C, play_local_game
-from client.online import EXIT_INTERRUPTED, EXIT_LOST, exit_code, run_online
+from client.online import exit_code, run_online
 from client.records import ONLINE, Records
 from course.protocol import WIN
 from gym_connect_four import ConnectFourEnv
@@ -35,6 +35,7 @@ from localserver.inprocess import InProcessCourseServer
 from localserver.service import CourseService, player_key
 from tests.batch_tasks import ctrl_c_lost_in_a_finalizer
 from tests.helpers import default_ctrl_c
+from vocabulary import ExitStatus
 
 IDS = ("te-1234", "st-5678")
 KEY = "nyckel"
@@ -129,7 +130,8 @@ def test_a_first_ctrl_c_finishes_the_game_and_starts_no_other(engine, tmp_path):
         (game,) = records.games(ONLINE)
     assert said == [FIRST_CTRL_C]
     assert run.interrupted and len(run.outcomes) == 1
-    assert exit_code(run) == (EXIT_LOST if run.outcomes[0].result < 0 else EXIT_INTERRUPTED)
+    assert exit_code(run) == (ExitStatus.FAILURE if run.outcomes[0].result < 0
+                              else ExitStatus.INTERRUPTED)
     # Played to its end, as the server counts it, and recorded so.
     assert game.status == "finished" and game.result == run.outcomes[0].result
     (played,) = server.service.store.recent(player_key(IDS), 10)
@@ -315,8 +317,8 @@ def test_one_ctrl_c_in_a_real_run_finishes_the_game_then_exits_130(course_server
         with Records(tmp_path / "rec" / "games.sqlite3") as records:
             (game,) = records.games(ONLINE)
         assert game.status == "finished" and game.columns == [int(c) for c in played.moves]
-        assert code == (EXIT_INTERRUPTED if game.result == WIN or game.result == 0.5
-                        else EXIT_LOST), stdout
+        assert code == (ExitStatus.INTERRUPTED if game.result == WIN or game.result == 0.5
+                        else ExitStatus.FAILURE), stdout
         assert "stopping after game 1 of 3 as asked (Ctrl-C): no new game started" in stdout
         assert any(line.startswith("summary: 1 game: ") for line in stdout)
         moves = "".join(str(c + 1) for c in game.columns)
@@ -336,7 +338,7 @@ def test_two_ctrl_c_in_a_real_run_stop_at_once(course_server, tmp_path):
             assert not held.released.is_set()
             held.release()
             stdout, stderr = out.rest(), err.rest()
-        assert code == EXIT_INTERRUPTED
+        assert code == ExitStatus.INTERRUPTED
         assert stderr == [FIRST_CTRL_C, SECOND_CTRL_C, "interrupted"], stderr
         assert any(line.startswith("interrupted during a game") for line in stdout)
         with Records(tmp_path / "rec" / "games.sqlite3") as records:
