@@ -159,21 +159,6 @@ def test_a_second_ctrl_c_stops_in_the_game(engine, tmp_path):
                for line in lines)
 
 
-def test_ctrl_c_between_games_stops_at_once(engine, tmp_path):
-    said: list[str] = []
-    lines: list[str] = []
-    # With --until-streak the stats are asked for before the first game and after each.
-    server = CtrlCServer(service(5), at_stats=2)
-    with Records(tmp_path / "r.sqlite3") as records:
-        with pytest.raises(KeyboardInterrupt):
-            run_online(server, engine, records, IDS, budget=BUDGET, games=3, until_streak=5,
-                       out=lines.append, interrupts=GameInterrupts(said.append))
-        (game,) = records.games(ONLINE)
-    assert said == []  # nothing to finish: no word of a game in progress
-    assert game.status == "finished"
-    assert "interrupted between games: no game was in progress, nothing is lost" in lines
-
-
 class LostCtrlCServer(CtrlCServer):
     """Ctrl-C while the stats are asked for the ``at_stats``-th time, landing in a ``__del__``
     where Python drops its ``KeyboardInterrupt`` (as when numba frees its compiled objects)."""
@@ -186,14 +171,18 @@ class LostCtrlCServer(CtrlCServer):
 
 
 @pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
-def test_a_ctrl_c_between_games_that_python_dropped_stops_before_the_next_game(engine, tmp_path):
+@pytest.mark.parametrize("kind", [CtrlCServer, LostCtrlCServer], ids=["raised", "dropped"])
+def test_ctrl_c_between_games_stops_at_once(kind, engine, tmp_path):
+    said: list[str] = []
     lines: list[str] = []
-    server = LostCtrlCServer(service(5), at_stats=2)
+    # With --until-streak the stats are asked for before the first game and after each.
+    server = kind(service(5), at_stats=2)
     with Records(tmp_path / "r.sqlite3") as records:
         with pytest.raises(KeyboardInterrupt):
             run_online(server, engine, records, IDS, budget=BUDGET, games=3, until_streak=5,
-                       out=lines.append, interrupts=GameInterrupts(lines.append))
+                       out=lines.append, interrupts=GameInterrupts(said.append))
         (game,) = records.games(ONLINE)  # no second game was started
+    assert said == []  # nothing to finish: no word of a game in progress
     assert game.status == "finished"
     assert "interrupted between games: no game was in progress, nothing is lost" in lines
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler

@@ -160,7 +160,3 @@ def test_every_command_returns_its_code_from_the_enum() -> None:
     seen: set[Callable[..., Any]] = set()
     assert [found for command in commands for found in _bare_codes(command, seen)] == []
 
-
-def test_agent_py_without_a_command_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
-    assert agent.main([]) == ExitStatus.USAGE
-    assert "usage: agent.py" in capsys.readouterr().out
