@@ -9,7 +9,8 @@ Each package's ``cli`` module declares its commands (``commandline.Command``: op
 handler, whether it compiles); this file only collects them, loads the settings once, checks
 them with the rules of the packages that use them, and dispatches.  What a user can fix
 (``settings.UsageError``, a board error, a server refusing or failing) is printed as one line,
-exit code 2.  The course skeleton's flags ``-l``, ``-o`` and ``-s`` keep working.
+exit code 2.  Every exit code is a ``vocabulary.ExitStatus``.  The course skeleton's flags
+``-l``, ``-o`` and ``-s`` keep working.
 """
 
 from __future__ import annotations
@@ -25,24 +26,25 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from commandline import Registry
     from settings import Settings
+    from vocabulary import ExitStatus
 
 # The packages whose cli module declares commands, in the order --help lists them.
 CLI_MODULES = ("engine.cli", "client.cli", "localserver.cli", "arena.cli", "solver.cli",
                "reporting.cli", "analysisboard.cli", "ecosystems.cli")
-EXIT_USAGE = 2
-EXIT_INTERRUPTED = 130
 
 
 def registry() -> Registry:
     """Every command of the program."""
     from commandline import Registry
+    from vocabulary import ExitStatus
 
     commands = [command for name in CLI_MODULES
                 for command in importlib.import_module(name).COMMANDS]
     return Registry(commands, prog="agent.py",
                     description="A Connect Four agent for the EDAP01 course server.",
                     epilog="The course skeleton's flags still work: -l/--local, -o/--online,"
-                           " -s/--stats.")
+                           f" -s/--stats. Exit codes: {ExitStatus.summary()} (README: When something goes"
+                           " wrong).")
 
 
 def config_problems(settings: Settings) -> list[str]:
@@ -55,13 +57,15 @@ def config_problems(settings: Settings) -> list[str]:
             *variant_problems(settings.local_server)]
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None) -> ExitStatus:
     started = time.perf_counter()
+    from vocabulary import ExitStatus
+
     commands = registry()
     try:
         command, options, config = commands.parse(list(sys.argv[1:] if argv is None else argv))
     except SystemExit as exc:  # argparse printed the usage and what was wrong
-        return int(exc.code or 0)
+        return ExitStatus(int(exc.code or 0))
     from board import BoardError
     from commandline import Context
     from course.errors import ClientError
@@ -72,20 +76,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         settings = load_settings(config, checks=[config_problems])
         with compile_notice() if command.compiles else contextlib.nullcontext():
-            return command.handler(options, Context(settings, config, started))
+            # A code that no ExitStatus names is a bug of its command: ValueError.
+            return ExitStatus(command.handler(options, Context(settings, config, started)))
     except (UsageError, BoardError, ClientError) as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+        return ExitStatus.USAGE
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return ExitStatus.INTERRUPTED
     except BrokenPipeError:
         # The reader went away (``agent.py solve | head``): end quietly, as Unix tools do.
         # (``online`` never gets here: it plays the running game out.)
         from terminal import stdout_to_devnull
 
         stdout_to_devnull()
-        return 0
+        return ExitStatus.OK
 
 
 if __name__ == "__main__":

@@ -29,6 +29,7 @@ from commandline import Command, Context, flag, moves_argument, option, seconds,
 from settings import BoardSettings, Settings, UsageError, config_relative, revised
 from solver import Solver
 from solver.book import load_book
+from vocabulary import ExitStatus
 
 FLAGS = {"host": "--host", "port": "--port", "db": "--db"}
 DEFAULT_IMAGE_SECONDS = 2.0
@@ -106,7 +107,7 @@ def has_display() -> bool:
     return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
 
-def board_command(options: BoardOptions, context: Context) -> int:
+def board_command(options: BoardOptions, context: Context) -> ExitStatus:
     import uvicorn
 
     from analysisboard.app import create_app
@@ -148,7 +149,7 @@ def board_command(options: BoardOptions, context: Context) -> int:
     finally:  # the games' outside agents end with the board
         matches.close()
     print("analysis board stopped")
-    return 0
+    return ExitStatus.OK
 
 
 def image_format(path: Path) -> str:
@@ -159,7 +160,7 @@ def image_format(path: Path) -> str:
     return fmt
 
 
-def board_image_command(options: BoardImageOptions, context: Context) -> int:
+def board_image_command(options: BoardImageOptions, context: Context) -> ExitStatus:
     out = Path(options.out)
     fmt = image_format(out)
     moves = options.moves.strip()
@@ -182,7 +183,7 @@ def board_image_command(options: BoardImageOptions, context: Context) -> int:
     except OSError as exc:
         raise UsageError(f"--out {out}: cannot write it: {exc.strerror or exc}") from exc
     print(f"wrote {out} ({len(picture)} bytes)")
-    return 0
+    return ExitStatus.OK
 
 
 COMMANDS = [

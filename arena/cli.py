@@ -47,7 +47,7 @@ from engine.overrides import with_mode
 from engine.players import OursPlayer
 from settings import AgentSettings, SolverSettings, UsageError
 from terminal import progress
-from vocabulary import Mode, Sandbox, column_label
+from vocabulary import ExitStatus, Mode, Sandbox, column_label
 
 # --- tournament -----------------------------------------------------------------------------
 
@@ -227,7 +227,7 @@ def play_terminal(agent: AgentSettings, *, seconds: float, human_first: bool, st
     except KeyboardInterrupt:
         say()
         say("Game abandoned. Bye!")
-        return 130
+        return ExitStatus.INTERRUPTED
     _announce(record, human_first, say)
     return 0
 

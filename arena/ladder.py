@@ -67,6 +67,7 @@ from rating.ladder import (
 )
 from settings import UsageError
 from terminal import progress
+from vocabulary import ExitStatus
 
 # The time per move of the perfect rungs, in CPU seconds of the worker (the spec's ``cpu``):
 # strongest mode answers from the book and the solver in a few milliseconds almost everywhere,
@@ -565,7 +566,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return place_command(args)
     except (UsageError, RatingError) as error:
         print(f"error: {error}", file=sys.stderr)
-        return 2
+        return ExitStatus.USAGE
 
 
 if __name__ == "__main__":

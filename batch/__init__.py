@@ -35,17 +35,50 @@ The rules:
 - **What a worker keeps**: ``worker_state(name, key, make)`` builds something costly (a solver
   and its table, a tournament's players) once per worker and hands it to the later tasks with
   the same key.
+
+The modules, one job each: ``executor`` (``BatchExecutor``: the run loop and its rules),
+``serial``, ``pool`` and ``cluster`` (the three kinds), ``workers`` (how many, and what each
+keeps), ``interrupts`` (Ctrl-C around work in flight), ``lines`` (work files).
 """
 
-from batch.executor import (
-    MAX_RESTARTS,
-    BatchExecutor,
-    WorkerLost,
-    announce_stopping,
-    default_workers,
-    open_executor,
-    worker_state,
-)
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+
+from batch.cluster import DaskCluster
+from batch.executor import BatchExecutor, WorkerLost
+from batch.interrupts import announce_stopping
+from batch.pool import MAX_RESTARTS, ProcessPool
+from batch.serial import Serial
+from batch.workers import default_workers, worker_state
+from settings import UsageError
+
+
+@contextlib.contextmanager
+def open_executor(workers: int | None = None, scheduler: str | None = None
+                  ) -> Iterator[BatchExecutor]:
+    """Given ``scheduler`` (an address such as ``tcp://10.0.0.5:8786``), the workers of that
+    Dask cluster; else ``workers`` local processes (default: one per core), or this process
+    when that is one.
+
+    Raises ``UsageError`` with the reason when the cluster cannot be used.
+    """
+    if workers is not None and workers < 1:
+        raise UsageError(f"--workers must be at least 1, not {workers}")
+    count = workers or default_workers()
+    executor: BatchExecutor
+    if scheduler is not None:
+        executor = DaskCluster(scheduler)
+    elif count == 1:
+        executor = Serial()
+    else:
+        executor = ProcessPool(count)
+    try:
+        yield executor
+    finally:
+        executor.close()
+
 
 __all__ = [
     "MAX_RESTARTS",

@@ -63,6 +63,7 @@ from heuristics import HEURISTICS  # noqa: E402
 from search import TranspositionTable, iterative_deepening  # noqa: E402
 from settings import UsageError, load_settings  # noqa: E402
 from terminal import progress  # noqa: E402
+from vocabulary import ExitStatus  # noqa: E402
 
 DEFAULT_OUT = ROOT / "bench" / "results" / "heuristic-study"
 MATRIX_GAMES = "stage-matrix-games.jsonl"  # the matrix's games as they finish, until it is kept
@@ -231,7 +232,7 @@ def measure(args: argparse.Namespace, names: list[str], command: str) -> dict[st
     return study
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None) -> ExitStatus:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--heuristics", default=",".join(HEURISTICS))
@@ -255,7 +256,7 @@ def main(argv: list[str] | None = None) -> int:
         problem = f"--positions must be at least 1, not {args.positions}"
     if problem is not None:
         print(f"error: {problem}", file=sys.stderr)
-        return 2
+        return ExitStatus.USAGE
     args.out.mkdir(parents=True, exist_ok=True)
     command = " ".join(["python bench/heuristic_study.py",
                         *(argv if argv is not None else sys.argv[1:])])
@@ -263,18 +264,18 @@ def main(argv: list[str] | None = None) -> int:
         study = measure(args, names, command)
     except UsageError as exc:  # a cluster that cannot be reached, workers lost
         print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return ExitStatus.USAGE
     except KeyboardInterrupt:
         print(f"interrupted: the stages and games finished are kept in {args.out}; run again"
               " to go on", file=sys.stderr)
-        return 130
+        return ExitStatus.INTERRUPTED
     (args.out / "study.json").write_text(json.dumps(study, indent=1) + "\n")
     plot_matrix(names, study["matrix"]["scores"], study["matrix"]["games_per_pairing"],
                 args.out / "matrix.png",
                 f"Evaluations compared, course mode, {args.time:g} s per move")
     (args.out / "study.md").write_text(markdown(names, study, command))
     print((args.out / "study.md").read_text())
-    return 0
+    return ExitStatus.OK
 
 
 if __name__ == "__main__":

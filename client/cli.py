@@ -44,7 +44,7 @@ from settings import (
     require_credentials,
 )
 from terminal import stdout_to_devnull
-from vocabulary import Mode, OpponentModel
+from vocabulary import ExitStatus, Mode, OpponentModel
 
 
 def records_path(settings: Settings, config: str | None) -> Path:
@@ -74,7 +74,7 @@ def _credentials(settings: Settings, config: str | None) -> None:
         raise ConfigError(f"{_config_name(config)}: server.stil_ids[{index}] ({shown}): {what}")
 
 
-def online_command(options: OnlineOptions, context: Context) -> int:
+def online_command(options: OnlineOptions, context: Context) -> ExitStatus:
     settings = context.settings
     _credentials(settings, context.config)
     games = options.games if options.games is not None else (None if options.until_streak else 1)
@@ -119,7 +119,7 @@ def format_stats(stats: Stats, server: str, ids: str) -> str:
     return "\n".join(lines)
 
 
-def stats_command(options: StatsOptions, context: Context) -> int:
+def stats_command(options: StatsOptions, context: Context) -> ExitStatus:
     settings = context.settings
     _credentials(settings, context.config)
     from client.http import HttpCourseServer
@@ -127,7 +127,7 @@ def stats_command(options: StatsOptions, context: Context) -> int:
     with closing(HttpCourseServer(settings.server, url=options.server)) as server:
         stats = server.stats()
     print(format_stats(stats, server.name, masked_ids(settings.server.stil_ids)))
-    return 0
+    return ExitStatus.OK
 
 
 # --- local -----------------------------------------------------------------------------------
@@ -172,7 +172,7 @@ def run_local(
     return outcomes
 
 
-def local_command(options: LocalOptions, context: Context) -> int:
+def local_command(options: LocalOptions, context: Context) -> ExitStatus:
     settings = context.settings
     agent = with_mode(settings.agent, options.mode)
     model = opponent_model(agent, options.opponent_model)
@@ -192,7 +192,7 @@ def local_command(options: LocalOptions, context: Context) -> int:
     with Records(records_path(settings, context.config)) as records:
         run_local(engine, opponent, first=options.first, games=options.games, seconds=seconds,
                   records=records, rng=rng)
-    return 0
+    return ExitStatus.OK
 
 
 # --- the commands ----------------------------------------------------------------------------
@@ -251,7 +251,7 @@ class PracticeOptions:
     mode: Mode | None = mode_option()
 
 
-def practice_command(options: PracticeOptions, context: Context) -> int:
+def practice_command(options: PracticeOptions, context: Context) -> ExitStatus:
     from client.practice import local_server, practice_settings
 
     print("starting the local copy of the course server for this practice...", flush=True)

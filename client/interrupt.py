@@ -17,21 +17,20 @@ Its lines go to stderr through the file descriptor, not ``sys.stderr``: a signal
 between two bytecodes of the main thread, maybe in the middle of a ``print`` to the same
 stream, which Python refuses to re-enter.
 
-Python drops an exception raised while a ``__del__`` runs, and numba frees its compiled objects
-in ``__del__`` at any time: a second Ctrl-C landing there would be lost.  So it is also noted
-(``stop_now``), and the game loop raises it again at its next ``checkpoint``.
+A Ctrl-C that raises ``KeyboardInterrupt`` is also noted (``batch.interrupts.NotedCtrlC``: Python
+drops an exception raised inside a ``__del__``, where numba frees its compiled objects), and
+raised again at the run's next ``checkpoint`` (after each move is chosen, before each game).
 """
 
 from __future__ import annotations
 
 import os
-import signal
 import sys
-import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import FrameType
 
+from batch.interrupts import NotedCtrlC
 from course.protocol import SERVER_MOVE_LIMIT
 
 Notify = Callable[[str], None]
@@ -74,24 +73,14 @@ class GameInterrupts:
         self.notify = notify
         self.in_game = False
         self.stop_asked = False  # a first Ctrl-C came during a game: start no other
-        self.stop_now = False  # a second Ctrl-C came: raised, and raised again at a checkpoint
+        self._ctrl_c = NotedCtrlC(self.handle)
 
     @contextmanager
     def installed(self) -> Iterator[GameInterrupts]:
-        """Handle Ctrl-C by these rules during the block.
-
-        Only in the main thread (the only one Python runs handlers in), and only over Python's
-        own handler: a process started with Ctrl-C ignored goes on ignoring it.
-        """
-        if (threading.current_thread() is not threading.main_thread()
-                or signal.getsignal(signal.SIGINT) is not signal.default_int_handler):
+        """Handle Ctrl-C by these rules during the block, where Python would handle it (the
+        main thread, Ctrl-C not ignored)."""
+        with self._ctrl_c.installed():
             yield self
-            return
-        signal.signal(signal.SIGINT, self.handle)
-        try:
-            yield self
-        finally:
-            signal.signal(signal.SIGINT, signal.default_int_handler)
 
     @contextmanager
     def game(self) -> Iterator[None]:
@@ -107,16 +96,14 @@ class GameInterrupts:
         if not self.in_game:
             raise KeyboardInterrupt
         if self.stop_asked:
-            self.stop_now = True
             self.notify(SECOND_CTRL_C)
             raise KeyboardInterrupt
         self.stop_asked = True
         self.notify(FIRST_CTRL_C)
 
     def checkpoint(self) -> None:
-        """Raise a second Ctrl-C again, in case Python dropped its ``KeyboardInterrupt``."""
-        if self.stop_now:
-            raise KeyboardInterrupt
+        """Raise a Ctrl-C that raised ``KeyboardInterrupt`` again, in case Python dropped it."""
+        self._ctrl_c.checkpoint()
 
 
 __all__ = ["FIRST_CTRL_C", "SECOND_CTRL_C", "GameInterrupts", "to_stderr"]

@@ -19,11 +19,7 @@ from client.outcome import GameOutcome, move_string_line, plural, slowest_move, 
 from client.records import ONLINE, Records
 from course.errors import ClientError, ResumeUnsafe, StatsUnavailable
 from course.protocol import RESULT_NAMES, CourseServer
-
-EXIT_LOST = 1  # the run stopped at a lost game
-EXIT_STREAK_STALLED = 3  # --until-streak cannot be reached: the server's streak does not grow
-EXIT_OUTPUT_LOST = 1  # stdout went away: the game running then was finished, no new one started
-EXIT_INTERRUPTED = 130  # Ctrl-C (128 + SIGINT, as a shell reports it); after its game was finished
+from vocabulary import ExitStatus
 
 
 @dataclass
@@ -41,16 +37,17 @@ class OnlineRun:
     interrupted: bool = False
 
 
-def exit_code(run: OnlineRun) -> int:
-    """The exit status of ``agent.py online`` after ``run`` (docs/client.md, "Exit codes").
+def exit_code(run: OnlineRun) -> ExitStatus:
+    """The exit status of ``agent.py online`` after ``run``.
 
-    A lost game wins over a Ctrl-C: a script looping on ``online`` must see the loss.
+    A lost game wins over a Ctrl-C: a script looping on ``online`` must see the loss.  Output
+    that went away is a failure too: the games after it were not played.
     """
     if run.output_lost or run.stopped_by_loss:
-        return EXIT_OUTPUT_LOST if run.output_lost else EXIT_LOST
+        return ExitStatus.FAILURE
     if run.interrupted:
-        return EXIT_INTERRUPTED
-    return EXIT_STREAK_STALLED if run.streak_stalled else 0
+        return ExitStatus.INTERRUPTED
+    return ExitStatus.STREAK_STALLED if run.streak_stalled else ExitStatus.OK
 
 
 def run_closing_line(run: OnlineRun) -> str | None:
@@ -186,6 +183,7 @@ def _run_online(
             title = f"game {number}" + (f" of {games}" if games is not None else "")
             game = OnlineGame(server, engine, records, stil_ids, budget=budget, out=out,
                               title=title, checkpoint=interrupts.checkpoint)
+            interrupts.checkpoint()  # a Ctrl-C between games that Python dropped
             playing = True
             with interrupts.game():
                 if unfinished is not None:
@@ -274,5 +272,4 @@ def _summary(run: OnlineRun, server: CourseServer, records: Records, stil_ids: S
         out(f"current streak on the server: unknown ({exc})")
 
 
-__all__ = ["EXIT_INTERRUPTED", "EXIT_LOST", "EXIT_OUTPUT_LOST", "EXIT_STREAK_STALLED",
-           "OnlineRun", "SurvivingOutput", "exit_code", "run_closing_line", "run_online"]
+__all__ = ["OnlineRun", "SurvivingOutput", "exit_code", "run_closing_line", "run_online"]

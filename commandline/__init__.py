@@ -11,6 +11,8 @@ Help texts are written from the constants that parse the values and from the set
 defaults, so they cannot drift from what the program does.  A ``cli`` module is imported to
 read its declarations, so it imports only what parsing needs; a handler imports the heavy
 parts (the web server, the plots, the compiled engine) when it runs.
+
+A handler returns its exit code as a ``vocabulary.ExitStatus``: one meaning per code.
 """
 
 from commandline.folders import writable_folder

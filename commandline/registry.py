@@ -11,6 +11,7 @@ from typing import Any, Generic, NoReturn, TypeVar
 
 from commandline.options import Arg, scheduler_option, workers_option
 from settings import CONFIG_ENV, CONFIG_NAME, Settings, default_config_path
+from vocabulary import ExitStatus
 
 Options = TypeVar("Options")
 
@@ -34,7 +35,8 @@ class Context:
 
 @dataclass(frozen=True)
 class Command(Generic[Options]):
-    """A command of ``agent.py``: ``handler(options, context)`` returns the exit code.
+    """A command of ``agent.py``: ``handler(options, context)`` returns the exit code (a
+    ``vocabulary.ExitStatus``; ``agent.py`` refuses a code that is none).
 
     ``options`` is the dataclass its arguments are parsed into; ``compiles`` says it runs the
     compiled search or solver (a first run compiles them, and is told so); ``aliases`` are
@@ -77,10 +79,11 @@ def _add_command_arguments(parser: argparse.ArgumentParser, options: type[Any]) 
 
 class OneLineParser(argparse.ArgumentParser):
     """A parser whose mistakes are one line, as every other user error is: ``error: PROG:
-    WHAT (PROG --help lists the options)``, exit code 2."""
+    WHAT (PROG --help lists the options)``, exit code 2 (``ExitStatus.USAGE``)."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(2, f"error: {self.prog}: {message} ({self.prog} --help lists the options)\n")
+        self.exit(ExitStatus.USAGE,
+                  f"error: {self.prog}: {message} ({self.prog} --help lists the options)\n")
 
 
 class Registry:
@@ -105,15 +108,15 @@ class Registry:
                            command.options)
 
     def parse(self, argv: list[str]) -> tuple[Command[Any], Any, str | None]:
-        """The command, its options and ``--config``; raises ``SystemExit`` for arguments that
-        do not parse (code 2, after one line saying what was wrong), and with code 1 when no
-        command is given (after the program's help)."""
+        """The command, its options and ``--config``; raises ``SystemExit`` with
+        ``ExitStatus.USAGE`` for arguments that do not parse (after one line saying what was
+        wrong) and when no command is given (after the program's help)."""
         if argv and argv[0] in self.aliases:
             argv = [self.aliases[argv[0]], *argv[1:]]
         args, extras = self.parser.parse_known_args(argv)
         if args.command is None:
             self.parser.print_help()
-            raise SystemExit(1)
+            raise SystemExit(ExitStatus.USAGE)
         if extras:  # told in the command's name, not the program's
             self._parsers[args.command].error(f"unrecognized arguments: {' '.join(extras)}")
         command = self.commands[args.command]

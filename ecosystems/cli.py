@@ -9,7 +9,7 @@ from ecosystems.connectx import SAFETY_MARGIN
 from ecosystems.submission import ARCHIVE, BOOK_LIMIT, REQUIRES, write_submission
 from engine.overrides import with_mode
 from solver.book import DEFAULT_BOOK_PATH, load_book
-from vocabulary import Mode
+from vocabulary import ExitStatus, Mode
 
 
 @dataclass(frozen=True)
@@ -22,7 +22,7 @@ class KaggleOptions:
                                      what="thinking time per move at most")
 
 
-def kaggle_command(options: KaggleOptions, context: Context) -> int:
+def kaggle_command(options: KaggleOptions, context: Context) -> ExitStatus:
     settings = context.settings
     agent = with_mode(settings.agent, options.mode)
     out = writable_folder(options.out)
@@ -44,7 +44,7 @@ def kaggle_command(options: KaggleOptions, context: Context) -> int:
     print(f"  python -c 'from kaggle_environments import make;"
           f" print(make(\"connectx\").run([\"{unpacked / 'main.py'}\", \"negamax\"])[-1])'")
     print(f"then submit {ARCHIVE} to the competition (docs/arenas.md)")
-    return 0
+    return ExitStatus.OK
 
 
 COMMANDS = [

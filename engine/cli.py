@@ -29,7 +29,7 @@ from settings import UsageError, revised
 from solver.book import load_book
 from solver.configured import configured_solver
 from timecontrol import Limit
-from vocabulary import Mode, OpponentModel
+from vocabulary import ExitStatus, Mode, OpponentModel
 
 
 def _position(moves: str, *, playable: bool = False) -> Board:
@@ -56,7 +56,7 @@ class MoveOptions:
     json: bool = json_flag()
 
 
-def move_command(options: MoveOptions, context: Context) -> int:
+def move_command(options: MoveOptions, context: Context) -> ExitStatus:
     from engine.engine import Engine  # imported here: it loads the compiled search and solver
 
     settings = with_mode(context.settings.agent, options.mode)
@@ -92,7 +92,7 @@ def move_command(options: MoveOptions, context: Context) -> int:
             "words": decision.score.words(board.moves),
             **({"opponent_model": model} if model != OpponentModel.MINIMAX else {}),
         }))
-        return 0
+        return ExitStatus.OK
     print(board)
     print()
     print("\n".join(describe(decision, board.moves)))
@@ -100,7 +100,7 @@ def move_command(options: MoveOptions, context: Context) -> int:
     if model == OpponentModel.RANDOM:
         print("opponent model: random (expectimax: the score is the expected value against a"
               " uniformly random mover)")
-    return 0
+    return ExitStatus.OK
 
 
 @dataclass(frozen=True)
@@ -114,7 +114,7 @@ class EvaluateOptions:
     json: bool = json_flag()
 
 
-def evaluate_command(options: EvaluateOptions, context: Context) -> int:
+def evaluate_command(options: EvaluateOptions, context: Context) -> ExitStatus:
     name = options.heuristic or context.settings.agent.heuristic
     board = _position(options.moves, playable=True)
     try:
@@ -128,7 +128,7 @@ def evaluate_command(options: EvaluateOptions, context: Context) -> int:
         print(board)
         print()
         print(f"{name}: {score} (for the side to move)")
-    return 0
+    return ExitStatus.OK
 
 
 @dataclass(frozen=True)
@@ -142,7 +142,7 @@ class AnalyzeOptions:
     json: bool = json_flag()
 
 
-def analyze_command(options: AnalyzeOptions, context: Context) -> int:
+def analyze_command(options: AnalyzeOptions, context: Context) -> ExitStatus:
     seconds = DEFAULT_ANALYZE_SECONDS if options.time is None else options.time
     board = Board.from_moves(options.moves.strip())
     if board.is_over():
@@ -173,11 +173,11 @@ def analyze_command(options: AnalyzeOptions, context: Context) -> int:
             "nodes": nodes,
             "seconds": round(elapsed, 4),
         }))
-        return 0
+        return ExitStatus.OK
     print(board)
     print()
     print("\n".join(analysis_lines(board, views, best, nodes, elapsed)))
-    return 0
+    return ExitStatus.OK
 
 
 COMMANDS = [

@@ -35,6 +35,7 @@ from board import Board
 from heuristics.fitted import feature_rows, square_rows
 from heuristics.weights import MAX_HIDDEN, save_weights
 from heuristics.windows import windows5000
+from vocabulary import ExitStatus
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_LABELS = (ROOT / "training" / "data" / "labels.jsonl",
@@ -191,7 +192,7 @@ def network_output(weights: np.ndarray, x: np.ndarray) -> np.ndarray:
     return np.asarray(h @ weights[-2] + weights[-1, 0])
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None) -> ExitStatus:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("heuristic", choices=sorted(ROWS))
@@ -228,18 +229,18 @@ def main(argv: list[str] | None = None) -> int:
         problem = f"--positions must be at least 100 (or left out: all), not {args.positions}"
     if problem is not None:
         print(f"error: {problem}", file=sys.stderr)
-        return 2
+        return ExitStatus.USAGE
     hidden = 16 if args.hidden is None else args.hidden
     missing = [str(path) for path in args.labels if not path.exists()]
     if missing:
         print(f"error: {', '.join(missing)} does not exist (python -m training.label makes it)",
               file=sys.stderr)
-        return 2
+        return ExitStatus.USAGE
     rows = read_files(args.labels, args.positions)
     if len(rows) < 100:
         print(f"error: {' '.join(map(str, args.labels))}: {len(rows)} labelled positions; at "
               "least 100 are needed", file=sys.stderr)
-        return 2
+        return ExitStatus.USAGE
     squares = args.heuristic == "learned" and not args.counted_only
     data = design(args.heuristic, rows, squares)
     games = np.unique(data.games)
@@ -272,7 +273,7 @@ def main(argv: list[str] | None = None) -> int:
     for key, value in report.items():
         print(f"{key}: {value}")
     print(f"weights written to {path}")
-    return 0
+    return ExitStatus.OK
 
 
 if __name__ == "__main__":

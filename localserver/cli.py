@@ -31,6 +31,7 @@ from settings import (
     mask_secret,
     revised,
 )
+from vocabulary import ExitStatus
 
 MEMORY_DB = ":memory:"
 # The id the printed command plays under while the configured ones are the placeholders.
@@ -115,7 +116,7 @@ def play_command(url: str, api_key: str, ids: Sequence[str], config: str | None,
     return " ".join([*env, shlex.join(command)])
 
 
-def serve_command(options: ServeOptions, context: Context) -> int:
+def serve_command(options: ServeOptions, context: Context) -> ExitStatus:
     import uvicorn
 
     from ecosystems.players import announce_sandbox
@@ -175,7 +176,7 @@ def serve_command(options: ServeOptions, context: Context) -> int:
             print("local course server stopped")
     finally:
         service.close()
-    return 0
+    return ExitStatus.OK
 
 
 

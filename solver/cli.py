@@ -25,10 +25,7 @@ from solver.book import load_book
 from solver.configured import configured_solver
 from solver.solver import Solver
 from solver.table import TABLE_BITS
-
-EXIT_OK = 0
-EXIT_MISMATCH = 1
-EXIT_BAD_INPUT = 2
+from vocabulary import ExitStatus
 
 
 def parse_line(line: str) -> tuple[Board, str, int | None]:
@@ -55,7 +52,7 @@ def parse_line(line: str) -> tuple[Board, str, int | None]:
 def solve_stream(
     lines: TextIO, out: TextIO, err: TextIO, solver: Solver, *, weak: bool = False,
     reset: bool = False,
-) -> int:
+) -> ExitStatus:
     """Solve every line of ``lines``, writing results to ``out``; return the exit code.
 
     A bad line's ``error: line N: ...`` goes to ``out`` in the line's place, so the output stays
@@ -91,8 +88,8 @@ def solve_stream(
                       file=err, flush=True)
                 mismatched += 1
     if bad:
-        return EXIT_BAD_INPUT
-    return EXIT_MISMATCH if mismatched else EXIT_OK
+        return ExitStatus.USAGE
+    return ExitStatus.FAILURE if mismatched else ExitStatus.OK
 
 
 def same_terminal(out: TextIO, err: TextIO) -> bool:
@@ -121,7 +118,7 @@ class SolveOptions:
                                      " layers are answered at once. Pons' benchmark has none")
 
 
-def solve_command(options: SolveOptions, context: Context) -> int:
+def solve_command(options: SolveOptions, context: Context) -> ExitStatus:
     settings = context.settings.solver
     book = load_book(settings.book or None) if options.book else None
     solver = configured_solver(settings, options.table_bits, book=book)

@@ -114,9 +114,9 @@ def test_bad_input_is_one_error_line_and_exit_2(
     assert err.count("\n") == 1 and err.startswith("error: ") and message in err
 
 
-def test_no_arguments_prints_help_and_exits_1(capsys: pytest.CaptureFixture[str]) -> None:
+def test_no_arguments_prints_help_and_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys)
-    assert code == 1 and "usage:" in out
+    assert code == 2 and "usage:" in out  # a usage mistake (ExitStatus.USAGE), not a failure
 
 
 def test_fresh_process_answers_without_traceback() -> None:

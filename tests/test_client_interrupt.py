@@ -26,14 +26,16 @@ import pytest
 import agent
 from client.interrupt import FIRST_CTRL_C, SECOND_CTRL_C, GameInterrupts
 from client.localgame import LOCAL_CTRL_C, play_local_game
-from client.online import EXIT_INTERRUPTED, EXIT_LOST, exit_code, run_online
+from client.online import exit_code, run_online
 from client.records import ONLINE, Records
 from course.protocol import WIN
 from gym_connect_four import ConnectFourEnv
 from localserver.background import LocalCourseServer
 from localserver.inprocess import InProcessCourseServer
 from localserver.service import CourseService, player_key
+from tests.batch_tasks import ctrl_c_lost_in_a_finalizer
 from tests.helpers import default_ctrl_c
+from vocabulary import ExitStatus
 
 IDS = ("te-1234", "st-5678")
 KEY = "nyckel"
@@ -128,7 +130,8 @@ def test_a_first_ctrl_c_finishes_the_game_and_starts_no_other(engine, tmp_path):
         (game,) = records.games(ONLINE)
     assert said == [FIRST_CTRL_C]
     assert run.interrupted and len(run.outcomes) == 1
-    assert exit_code(run) == (EXIT_LOST if run.outcomes[0].result < 0 else EXIT_INTERRUPTED)
+    assert exit_code(run) == (ExitStatus.FAILURE if run.outcomes[0].result < 0
+                              else ExitStatus.INTERRUPTED)
     # Played to its end, as the server counts it, and recorded so.
     assert game.status == "finished" and game.result == run.outcomes[0].result
     (played,) = server.service.store.recent(player_key(IDS), 10)
@@ -156,19 +159,33 @@ def test_a_second_ctrl_c_stops_in_the_game(engine, tmp_path):
                for line in lines)
 
 
-def test_ctrl_c_between_games_stops_at_once(engine, tmp_path):
+class LostCtrlCServer(CtrlCServer):
+    """Ctrl-C while the stats are asked for the ``at_stats``-th time, landing in a ``__del__``
+    where Python drops its ``KeyboardInterrupt`` (as when numba frees its compiled objects)."""
+
+    def _send_stats(self) -> Any:
+        self.stats_asked += 1
+        if self.stats_asked == self.at_stats:
+            ctrl_c_lost_in_a_finalizer(0)
+        return InProcessCourseServer._send_stats(self)
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
+@pytest.mark.parametrize("kind", [CtrlCServer, LostCtrlCServer], ids=["raised", "dropped"])
+def test_ctrl_c_between_games_stops_at_once(kind, engine, tmp_path):
     said: list[str] = []
     lines: list[str] = []
     # With --until-streak the stats are asked for before the first game and after each.
-    server = CtrlCServer(service(5), at_stats=2)
+    server = kind(service(5), at_stats=2)
     with Records(tmp_path / "r.sqlite3") as records:
         with pytest.raises(KeyboardInterrupt):
             run_online(server, engine, records, IDS, budget=BUDGET, games=3, until_streak=5,
                        out=lines.append, interrupts=GameInterrupts(said.append))
-        (game,) = records.games(ONLINE)
+        (game,) = records.games(ONLINE)  # no second game was started
     assert said == []  # nothing to finish: no word of a game in progress
     assert game.status == "finished"
     assert "interrupted between games: no game was in progress, nothing is lost" in lines
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 
 def test_an_interrupted_local_game_says_so_on_stderr(engine, tmp_path, capfd):
@@ -289,8 +306,8 @@ def test_one_ctrl_c_in_a_real_run_finishes_the_game_then_exits_130(course_server
         with Records(tmp_path / "rec" / "games.sqlite3") as records:
             (game,) = records.games(ONLINE)
         assert game.status == "finished" and game.columns == [int(c) for c in played.moves]
-        assert code == (EXIT_INTERRUPTED if game.result == WIN or game.result == 0.5
-                        else EXIT_LOST), stdout
+        assert code == (ExitStatus.INTERRUPTED if game.result == WIN or game.result == 0.5
+                        else ExitStatus.FAILURE), stdout
         assert "stopping after game 1 of 3 as asked (Ctrl-C): no new game started" in stdout
         assert any(line.startswith("summary: 1 game: ") for line in stdout)
         moves = "".join(str(c + 1) for c in game.columns)
@@ -310,7 +327,7 @@ def test_two_ctrl_c_in_a_real_run_stop_at_once(course_server, tmp_path):
             assert not held.released.is_set()
             held.release()
             stdout, stderr = out.rest(), err.rest()
-        assert code == EXIT_INTERRUPTED
+        assert code == ExitStatus.INTERRUPTED
         assert stderr == [FIRST_CTRL_C, SECOND_CTRL_C, "interrupted"], stderr
         assert any(line.startswith("interrupted during a game") for line in stdout)
         with Records(tmp_path / "rec" / "games.sqlite3") as records:

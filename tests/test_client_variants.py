@@ -11,12 +11,13 @@ import pytest
 import requests
 
 import agent
-from client.online import EXIT_STREAK_STALLED, run_online
+from client.online import run_online
 from client.records import ONLINE, Records
 from course.protocol import WIN
 from engine import Engine
 from localserver.background import LocalCourseServer
 from tests.helpers import course_client
+from vocabulary import ExitStatus
 
 IDS = ("va-1234",)
 KEY = "nyckel"
@@ -98,7 +99,7 @@ def test_online_command_exits_3_when_the_streak_cannot_grow(
         code = agent.main(["online", "--config", str(config), "--server", server.url,
                            "--until-streak", "4"])
     out = capsys.readouterr().out
-    assert code == EXIT_STREAK_STALLED
+    assert code == ExitStatus.STREAK_STALLED
     assert "the goal cannot be reached by playing on" in out
 
 

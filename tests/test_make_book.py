@@ -38,6 +38,7 @@ from solver.make_book.layers import (
 )
 from solver.make_book.work import Record, WorkFile, read_records
 from tests.helpers import default_ctrl_c, random_position
+from vocabulary import ExitStatus
 
 ROOT = Path(__file__).resolve().parent.parent
 # Distinct positions after 0..6 discs (none is over yet), mirror images counted apart.
@@ -186,7 +187,7 @@ def test_ctrl_c_keeps_what_was_solved_and_a_second_run_finishes(tmp_path: Path) 
         _, err = proc.communicate(timeout=120)
     finally:
         proc.kill()
-    assert proc.returncode == cli.EXIT_INTERRUPTED, err
+    assert proc.returncode == ExitStatus.INTERRUPTED, err
     assert "interrupted" in err and "Traceback" not in err
     for line in work.read_text().splitlines():
         json.loads(line)  # every line whole
@@ -247,7 +248,7 @@ def test_an_unreachable_scheduler_is_one_clear_error(tmp_path: Path,
     code = cli.main(["layers", "--work", str(tmp_path / "w.jsonl"), "--scheduler", address,
                      "--quiet"])
     err = capsys.readouterr().err
-    assert code == cli.EXIT_USAGE
+    assert code == ExitStatus.USAGE
     assert f"cannot reach the Dask scheduler at {address}" in err and "Traceback" not in err
     assert not (tmp_path / "w.jsonl").exists()
 
@@ -378,7 +379,7 @@ def test_build_refuses_a_missing_work_file_and_leaves_the_book(
     code = cli.main(["build", "--layers-work", str(tmp_path / "typo.jsonl"), "--path-work",
                      str(path_work), "--out", str(out), "--summary", str(tmp_path / "s.json")])
     err = capsys.readouterr().err
-    assert code == cli.EXIT_USAGE and out.read_bytes() == b"the book before"
+    assert code == ExitStatus.USAGE and out.read_bytes() == b"the book before"
     assert "typo.jsonl: no such work file" in err and "Traceback" not in err
 
 
@@ -407,7 +408,7 @@ def test_an_interrupt_while_numba_compiles_is_an_interrupt(
             raise RuntimeError("no compiled object yet") from None
 
     monkeypatch.setattr(cli, "_run_layers", compiling)
-    assert cli.main(["layers", "--discs", "2", "--quiet"]) == cli.EXIT_INTERRUPTED
+    assert cli.main(["layers", "--discs", "2", "--quiet"]) == ExitStatus.INTERRUPTED
     assert "interrupted" in capsys.readouterr().err
 
     def failing(*_args: object) -> int:
@@ -451,7 +452,7 @@ def test_layers_goes_on_with_the_work_files_layer_and_refuses_another(
         out.params({"layer": 1, "table_bits": 24, "chunk": 64})
         out.append(Record(str(moves), 3, 1, False, 0, 0.0) for moves in layer.values())
     assert cli.main(["layers", "--discs", "2", "--work", str(work), "--workers", "1",
-                     "--quiet"]) == cli.EXIT_USAGE
+                     "--quiet"]) == ExitStatus.USAGE
     err = capsys.readouterr().err
     assert f"{work} holds layer 1, not 2" in err and "Traceback" not in err
     assert cli.main(["layers", "--work", str(work), "--workers", "1", "--quiet"]) == 0
@@ -546,7 +547,7 @@ def test_a_damaged_part_is_an_error_naming_it(tmp_path: Path) -> None:
 
 def test_pack_command_says_what_it_wrote(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     work = tmp_path / "w.jsonl"
-    assert cli.main(["pack", "--work", str(work)]) == cli.EXIT_USAGE
+    assert cli.main(["pack", "--work", str(work)]) == ExitStatus.USAGE
     assert "w.jsonl: no such work file (nor w.jsonl.gz)" in capsys.readouterr().err
     work.write_text('{"params":{"layer":1}}\n')
     assert cli.main(["pack", "--work", str(work)]) == 0
@@ -554,5 +555,5 @@ def test_pack_command_says_what_it_wrote(tmp_path: Path, capsys: pytest.CaptureF
     assert cli.main(["pack", "--work", str(work)]) == 0
     assert "up to date; 1 part(s)" in capsys.readouterr().err
     work.unlink()
-    assert cli.main(["pack", "--work", str(work)]) == cli.EXIT_USAGE
+    assert cli.main(["pack", "--work", str(work)]) == ExitStatus.USAGE
     assert "only its packed copy, which holds everything" in capsys.readouterr().err

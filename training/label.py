@@ -54,6 +54,7 @@ from settings import UsageError
 from solver import Solver
 from solver.book import load_book
 from terminal import progress
+from vocabulary import ExitStatus
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
 DEFAULT_LABELS = DATA_DIR / "labels.jsonl"
@@ -198,7 +199,7 @@ def label(games: int, seed: int, out: Path, seconds: float,
     return added, dropped
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None) -> ExitStatus:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", type=int, default=20_000)
@@ -222,7 +223,7 @@ def main(argv: list[str] | None = None) -> int:
         problem = f"--seconds must be a positive number, not {args.seconds:g}"
     if problem is not None or discs is None:
         print(f"error: {problem}", file=sys.stderr)
-        return 2
+        return ExitStatus.USAGE
     left = max(0, args.games - read_labels(args.out)[1] - 1)
     try:
         with open_executor(args.workers, args.scheduler) as executor, \
@@ -231,13 +232,13 @@ def main(argv: list[str] | None = None) -> int:
                                    args.per_game, executor, advance)
     except UsageError as exc:  # a cluster that cannot be reached, workers lost
         print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return ExitStatus.USAGE
     except KeyboardInterrupt:
         print(f"interrupted: the games labelled are in {args.out}; the same command goes on",
               file=sys.stderr)
-        return 130
+        return ExitStatus.INTERRUPTED
     print(f"{added} rows added to {args.out}; {dropped} positions not proven in time, dropped")
-    return 0
+    return ExitStatus.OK
 
 
 if __name__ == "__main__":

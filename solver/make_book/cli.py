@@ -1,7 +1,8 @@
 """The generator's command line: ``python -m solver.make_book layers|path|build|pack``.
 
-Exit codes: 0 done, 2 bad usage (an unreachable cluster included), 3 stopped by ``--hours``,
-130 interrupted (Ctrl-C; everything solved so far is in the work file).
+Exit codes (``commandline.ExitStatus``): 0 done, 2 bad usage (an unreachable cluster
+included), 4 stopped by ``--hours``, 130 interrupted (Ctrl-C; everything solved so far is in
+the work file).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from solver.make_book.build import build
 from solver.make_book.work import pack, packed, packed_parts, read_params
 from solver.table import TABLE_BITS
 from terminal import progress
+from vocabulary import ExitStatus
 
 
 def layer_work(discs: int) -> Path:
@@ -32,9 +34,6 @@ SHIPPED_LAYER = 13  # the solved layer the shipped book is built from
 DEFAULT_LAYERS_WORK = layer_work(SHIPPED_LAYER)
 SUMMARY_PATH = DEFAULT_BOOK_PATH.with_name("book.json")
 DEFAULT_LAYER = 8  # a new work file's layer when --discs is not given
-EXIT_USAGE = 2
-EXIT_OUT_OF_TIME = 3
-EXIT_INTERRUPTED = 130
 
 
 def _table_bits(text: str) -> int:
@@ -106,7 +105,7 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _run_pack(args: argparse.Namespace) -> int:
+def _run_pack(args: argparse.Namespace) -> ExitStatus:
     if not args.work.exists():
         if packed_parts(args.work):
             raise UsageError(f"{args.work}: no such work file, only its packed copy, which"
@@ -117,10 +116,10 @@ def _run_pack(args: argparse.Namespace) -> int:
     size = sum(part.stat().st_size for part in parts)
     print(f"{args.work}: {'wrote ' + str(written) if written else 'the packed copy was up to date'};"
           f" {len(parts)} part(s), {size:,} bytes", file=sys.stderr)
-    return 0
+    return ExitStatus.OK
 
 
-def _run_layers(args: argparse.Namespace, stop_at: float) -> int:
+def _run_layers(args: argparse.Namespace, stop_at: float) -> ExitStatus:
     if args.work is None:
         args.work = DEFAULT_LAYERS_WORK if args.discs is None else layer_work(args.discs)
     recorded = read_params(args.work).get("layer")
@@ -144,10 +143,10 @@ def _run_layers(args: argparse.Namespace, stop_at: float) -> int:
                               progress=lambda solved, _seconds: advance(solved))
     print(f"layer {args.discs}: {run.solved} positions solved in {run.seconds:.0f} s;"
           f" {run.done + run.solved} of {run.total} in {args.work}", file=sys.stderr)
-    return 0 if run.complete else EXIT_OUT_OF_TIME
+    return ExitStatus.OK if run.complete else ExitStatus.OUT_OF_TIME
 
 
-def _run_path(args: argparse.Namespace, stop_at: float) -> int:
+def _run_path(args: argparse.Namespace, stop_at: float) -> ExitStatus:
     with open_executor(args.workers, args.scheduler) as executor:
         generator = path.Generator(args.work, args.first_full, args.second_full, args.max_ply,
                                    args.easy, args.table_bits, executor, stop_at,
@@ -156,10 +155,10 @@ def _run_path(args: argparse.Namespace, stop_at: float) -> int:
         complete = generator.run()
     print(f"{'complete' if complete else 'stopped by --hours'}: {generator.new} new positions,"
           f" {len(generator.records)} in {args.work}", file=sys.stderr)
-    return 0 if complete else EXIT_OUT_OF_TIME
+    return ExitStatus.OK if complete else ExitStatus.OUT_OF_TIME
 
 
-def _run_build(args: argparse.Namespace) -> int:
+def _run_build(args: argparse.Namespace) -> ExitStatus:
     for work in (args.layers_work, args.path_work):
         if not work.exists() and not packed(work).exists():
             raise UsageError(f"{work}: no such work file (nor {packed(work).name}): the book is"
@@ -170,7 +169,7 @@ def _run_build(args: argparse.Namespace) -> int:
         print(f"warning: layer {info['layer']} is not complete yet"
               f" ({info['layer_positions_solved']} positions solved): {args.out} has no complete"
               " layers, only the positions solved", file=sys.stderr)
-    return 0
+    return ExitStatus.OK
 
 
 def _interrupted(exc: BaseException) -> bool:
@@ -184,7 +183,7 @@ def _interrupted(exc: BaseException) -> bool:
     return False
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None) -> ExitStatus:
     args = _parser().parse_args(argv)
     stop_at = time.monotonic() + (args.hours * 3600 if getattr(args, "hours", None) else float("inf"))
     try:
@@ -197,10 +196,10 @@ def main(argv: list[str] | None = None) -> int:
         return _run_path(args, stop_at)
     except UsageError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+        return ExitStatus.USAGE
     except (KeyboardInterrupt, RuntimeError) as exc:
         if not _interrupted(exc):
             raise
         print("interrupted: what was solved is in the work file; run again to go on",
               file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return ExitStatus.INTERRUPTED
