@@ -10,14 +10,14 @@ second.  Every module of those packages takes ``njit`` from here, so that one im
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from types import ModuleType
 from typing import Any, TypeVar, overload
 
-numba: ModuleType | None
 try:
-    numba = importlib.import_module("numba")
+    import numba as installed
+
+    numba: ModuleType | None = installed
 except ImportError:  # only the course's packages: the functions run as they are written
     numba = None
 
