@@ -5,6 +5,7 @@ alpha-beta search.
     python connect4.py -o                  one game against the course server (--games N: N games)
     python connect4.py -s                  the server's statistics of our ids
     python connect4.py --move 4453         our move in a position (the columns played, 1-7)
+    python connect4.py --line              one game by the line protocol (for agent.py rate)
 
 Online, the ids and the key come from the environment: EDAP01_STIL_IDS (a group's ids
 comma-separated) and EDAP01_API_KEY; ``--server URL`` plays another server, such as a local
@@ -28,7 +29,7 @@ import random
 import re
 import sys
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -255,6 +256,8 @@ def parser() -> argparse.ArgumentParser:
     group = found.add_mutually_exclusive_group()
     group.add_argument("-l", "--local", action="store_true", help="play against a random player")
     group.add_argument("-o", "--online", action="store_true", help="play against the server")
+    group.add_argument("--line", action="store_true",
+                       help="play one game by the line protocol on the standard input and output")
     group.add_argument("--move", nargs="+", metavar="MOVES",
                        help="print our move in each position as JSON (a move string: the columns"
                             " played, 1-7; '' is the empty board)")
@@ -284,6 +287,25 @@ def show_moves(positions: Sequence[str], seconds: float, depth: int | None, out:
         out(json.dumps({"moves": moves.strip(), "column": result.column, "score": result.score,
                         "depth": result.depth, "nodes": result.nodes,
                         "seconds": round(time.perf_counter() - start, 4)}))
+
+
+def play_lines(lines: Iterable[str], out: Output) -> None:
+    """Play one game by the line protocol of the project's outside agents, so that its ``rate``
+    and ``tournament`` can run this program confined in a process of its own: ``connect4 1
+    SECONDS`` is answered ``ready``, each ``position MOVES SECONDS`` (the columns played, 1-7;
+    ``-`` for none) with our column 1-7, ``quit`` ends."""
+    player = Player()
+    for line in lines:
+        words = line.split()
+        if words[:1] == ["connect4"]:
+            player.choose(Board(), time.perf_counter(), depth=1)  # loaded before the first move
+            out("ready connect4.py")
+        elif words[:1] == ["position"] and len(words) == 3:
+            start = time.perf_counter()
+            board = Board.from_moves("" if words[1] == "-" else words[1])
+            out(str(player.choose(board, start + float(words[2])).column + 1))
+        elif words[:1] == ["quit"]:
+            return
 
 
 def play_games(args: argparse.Namespace, server: Server | None, out: Output) -> None:
@@ -320,6 +342,9 @@ def main(argv: Sequence[str] | None = None, out: Output = print,
             raise UsageProblem("--games and --depth must be at least 1, --time a positive number")
         if args.move:
             show_moves(args.move, args.time, args.depth, out)
+            return 0
+        if args.line:
+            play_lines(sys.stdin, lambda line: print(line, flush=True))
             return 0
         if not re.match(r"https?://[^/]", args.server):
             raise UsageProblem(f"--server must be an http:// or https:// address, not {args.server!r}")
