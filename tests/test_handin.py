@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import ast
 import importlib.util
+import json
+import re
 import subprocess
 import sys
 from collections.abc import Callable
@@ -15,7 +17,7 @@ from types import ModuleType
 import numpy as np
 import pytest
 
-from handin.export import FILES, OWN, PROJECT, README, export, needed_modules
+from handin.export import FILES, OWN, PROJECT, READING_ORDER, README, export, needed_modules
 from localserver.background import LocalCourseServer
 from tests.handin_moves import (
     NO_NUMBA,
@@ -97,6 +99,19 @@ def test_the_readme_lists_every_file_with_its_lines(folder: Path) -> None:
     assert "<!--" not in readme  # every placeholder filled
 
 
+def test_the_guide_gives_the_reading_order_with_the_lines_of_each_file(folder: Path) -> None:
+    guide = (PROJECT / "docs" / "handin.md").read_text()
+    rows = re.findall(r"^\| `([\w/.]+)` \| ([\d,]+) \|", guide, re.MULTILINE)
+    assert [name for name, _ in rows] == list(READING_ORDER)
+    for name, lines in rows:
+        assert int(lines.replace(",", "")) == len((folder / name).read_text().splitlines()), name
+    python = {path: len(path.read_text().splitlines()) for path in folder.rglob("*.py")}
+    own = sum(lines for path, lines in python.items()
+              if str(path.relative_to(folder)) in OWN)
+    total = sum(python.values())
+    assert f"{total:,} lines of Python, of which {total - own:,} are the project's modules" in guide
+
+
 def test_its_constants_are_the_projects_defaults() -> None:
     from course.protocol import SERVER_MOVE_LIMIT
     from heuristics import heuristic_id, heuristic_weights
@@ -174,6 +189,23 @@ def test_it_plays_the_local_server_over_http(
                               capture_output=True, text=True, timeout=600)
         assert done.returncode == 1 and "Incorrect API key" in done.stderr
         assert service.stats(ids, "nyckel")["played"] == 2
+
+
+def test_a_tournament_plays_it_and_a_skeleton_confined_as_outside_programs(
+        folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """What ``rate`` plays too: the hand-in by the line protocol (``--line``), and a course
+    skeleton's ``student_move`` through ``examples/skeleton_program.py``, each in its process."""
+    import agent
+
+    handin = f'program:"env NUMBA_DISABLE_JIT=1 {sys.executable} {folder}/connect4.py --line":0.5'
+    skeleton = (f'program:"{sys.executable} {PROJECT}/examples/skeleton_program.py'
+                f' {PROJECT}/tests/data/outside/skeleton_client.py"')
+    assert agent.main(["tournament", "--players", f"{handin},{skeleton}", "--games", "2",
+                       "--workers", "1", "--seed", "1", "--json"]) == 0
+    ours, theirs = json.loads(capsys.readouterr().out)["pairings"][0]["results"]
+    assert ours["player"] == handin and theirs["player"].startswith(skeleton)
+    # The skeleton plays the leftmost free column: a search of depth 5 or more beats it.
+    assert ours["wins"] == 2 and ours["forfeits"] == theirs["forfeits"] == 0
 
 
 def test_the_command_writes_a_new_folder_with_the_report(

@@ -134,7 +134,8 @@ class Server:
     def masked(self, text: str) -> str:
         """``text`` with our ids and key starred out (a server may repeat them)."""
         for secret in sorted([*self.ids, self.key], key=len, reverse=True):
-            text = text.replace(secret, secret[:2] + "*" * (len(secret) - 2))
+            shown = secret[:2] if len(secret) > 2 else ""
+            text = text.replace(secret, shown + "*" * (len(secret) - len(shown)))
         return text
 
     def post(self, endpoint: str, **fields: int) -> dict[str, Any]:
