@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from types import ModuleType
-from typing import Any, TypeVar, overload
+from typing import Any, Generic, ParamSpec, Protocol, TypeVar, overload
 
 try:
     import numba as installed
@@ -21,23 +21,40 @@ try:
 except ImportError:  # only the course's packages: the functions run as they are written
     numba = None
 
-Function = TypeVar("Function", bound=Callable[..., Any])
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+class Compiled(Protocol, Generic[P, R]):
+    """A function as ``njit`` returns it: called as the function it compiled, which it keeps as
+    ``py_func`` (numba's name; the function itself when nothing was compiled)."""
+
+    py_func: Callable[P, R]
+
+    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R: ...
 
 
 @overload
-def njit(function: Function, /) -> Function: ...
+def njit(function: Callable[P, R], /) -> Compiled[P, R]: ...
 
 
 @overload
-def njit(**options: Any) -> Callable[[Function], Function]: ...
+def njit(**options: Any) -> Callable[[Callable[P, R]], Compiled[P, R]]: ...
 
 
 def njit(function: Any = None, /, **options: Any) -> Any:
     """numba's ``njit`` (``@njit`` or ``@njit(cache=True, ...)``); without numba, the function
-    itself.  Typed as the function it decorates: a compiled function is called as that one."""
+    itself, its ``py_func`` the function too."""
     if numba is not None:
         return numba.njit(**options) if function is None else numba.njit(function, **options)
-    return (lambda undecorated: undecorated) if function is None else function
+    if function is None:
+        return _interpreted
+    return _interpreted(function)
+
+
+def _interpreted(function: Any) -> Any:
+    function.py_func = function
+    return function
 
 
 __all__ = ["njit"]

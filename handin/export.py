@@ -109,7 +109,7 @@ def needed_modules() -> list[str]:
 
 
 def _summary(path: Path) -> str:
-    """The first sentence of a module's docstring, on one line."""
+    """The first paragraph of a module's docstring on one line, cut to about 160 characters."""
     doc = ast.get_docstring(ast.parse(path.read_text())) or ""
     paragraph = " ".join(doc.split("\n\n")[0].split())
     return paragraph if len(paragraph) <= 160 else paragraph[:paragraph.rfind(" ", 0, 157)] + " ..."

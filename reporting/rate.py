@@ -368,11 +368,10 @@ def plan_lines(name: str, seconds: float, request: RateRequest, seed: int, worke
     stop = (f"stopping once the 95 % interval is {request.width:g} points wide (--width; about"
             f" {games} games)" if request.width > 0 else "all of them (--width 0)")
     quick, slow = expected_minutes(max(games - played, 0), seconds, workers)
-    lines = [f"rate: {name} at {seconds:g} s a move (--time), at most {request.games} games"
-             f" (--games), {stop}; {workers} worker(s), seed {seed}, into {request.out}",
-             f"expect about {_minutes(quick)} if it answers at once, up to {_minutes(slow)} if it"
-             f" thinks {seconds:g} s on every move (a first look: --time 0.1 --games 40 --width 0)"]
-    return lines
+    return [f"rate: {name} at {seconds:g} s a move (--time), at most {request.games} games"
+            f" (--games), {stop}; {workers} worker(s), seed {seed}, into {request.out}",
+            f"expect about {_minutes(quick)} if it answers at once, up to {_minutes(slow)} if it"
+            f" thinks {seconds:g} s on every move (a first look: --time 0.1 --games 40 --width 0)"]
 
 
 def rate(request: RateRequest, settings: Settings) -> int:
