@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
 # The packages whose cli module declares commands, in the order --help lists them.
 CLI_MODULES = ("engine.cli", "client.cli", "localserver.cli", "arena.cli", "solver.cli",
-               "reporting.cli", "analysisboard.cli", "ecosystems.cli")
+               "reporting.cli", "analysisboard.cli", "ecosystems.cli", "handin.cli")
 
 
 def registry() -> Registry:

@@ -25,7 +25,7 @@ lets shifts by 1, 6, 7 and 8 find alignments without wrapping from one column to
 
 from __future__ import annotations
 
-from numba import njit
+from board.compiled import njit
 
 WIDTH = 7
 HEIGHT = 6

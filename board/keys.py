@@ -12,10 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from numba import njit
-
 from board import bits
 from board.board import Board
+from board.compiled import njit
 
 
 @njit(cache=True, inline="always")

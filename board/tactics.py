@@ -12,9 +12,9 @@ the side to move's discs, ``mask`` all discs (``board.bits``).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from board import bits
+from board.compiled import njit
 
 CENTER_ORDER = bits.CENTER_ORDER
 # An entry of order_moves: its sort key, the threat count, above the cell (a cell is below

@@ -10,9 +10,9 @@ none).  ``windows5000`` is the default: the course's heuristic.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from board import Board
+from board.compiled import njit
 from heuristics.fitted import learned, windows_tuned
 from heuristics.threats import threats
 from heuristics.weights import WeightsError, load_weights

@@ -57,9 +57,9 @@ above value all cells of a row or a column alike.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from board import bits
+from board.compiled import njit
 from heuristics.windows import DIAG_DOWN_STARTS, DIAG_UP_STARTS, HORIZONTAL_STARTS, VERTICAL_STARTS, _counts
 
 SCALE = 10_000

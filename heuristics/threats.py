@@ -13,9 +13,8 @@ fills up (zugzwang).  The score, from the view of ``own``:
 
 from __future__ import annotations
 
-from numba import njit
-
 from board import bits
+from board.compiled import njit
 from heuristics.windows import (
     DIAG_DOWN_STARTS,
     DIAG_UP_STARTS,

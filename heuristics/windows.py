@@ -27,9 +27,9 @@ counts the discs of all windows of that direction in a dozen instructions.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from board import bits
+from board.compiled import njit
 
 DIRECTIONS = (1, 7, 6, 8)  # vertical, horizontal, diagonal \, diagonal /
 

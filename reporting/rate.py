@@ -40,6 +40,7 @@ from reporting.rated import (
     batch_size,
     done,
     estimate,
+    expected_games,
     next_rungs,
 )
 from settings import AgentSettings, Settings, SolverSettings, UsageError
@@ -55,6 +56,11 @@ DEFAULT_WIDTH = 100.0  # points: a narrower 95 % interval stops the run sooner
 # deterministic players do not play one game over and over.
 OPENING_PLIES = 2
 REFEREE_SECONDS = 1.0  # the referee's time to prove one position of the player's
+# What a game costs a worker beside the rated player's thinking (the rungs' moves, an outside
+# player's process, the referee's verdicts on its moves), and the rated player's moves in a
+# game: measured, for the estimate said before a run starts (docs/rate.md).
+GAME_SECONDS = 0.8
+PLAYER_MOVES = 14
 
 
 @dataclass(frozen=True)
@@ -347,6 +353,31 @@ def command_line(request: RateRequest, seed: int) -> str:
                           config=request.config)
 
 
+def expected_minutes(games: int, seconds: float, workers: int) -> tuple[float, float]:
+    """About how long ``games`` games take on ``workers`` workers: with a player that answers at
+    once, and with one that thinks its whole ``seconds`` on every move."""
+    quick = games * GAME_SECONDS / workers / 60
+    return quick, quick + games * PLAYER_MOVES * seconds / workers / 60
+
+
+def _minutes(minutes: float) -> str:
+    return f"{minutes:.1f} min" if minutes < 10 else f"{minutes:.0f} min"
+
+
+def plan_lines(name: str, seconds: float, request: RateRequest, seed: int, workers: int,
+               played: int) -> list[str]:
+    """What a run will play and how long it may take (the ``played`` games kept from an earlier
+    run left out), said before its first game."""
+    games = expected_games(request.games, request.width)
+    stop = (f"stopping once the 95 % interval is {request.width:g} points wide (--width; about"
+            f" {games} games)" if request.width > 0 else "all of them (--width 0)")
+    quick, slow = expected_minutes(max(games - played, 0), seconds, workers)
+    return [f"rate: {name} at {seconds:g} s a move (--time), at most {request.games} games"
+            f" (--games), {stop}; {workers} worker(s), seed {seed}, into {request.out}",
+            f"expect about {_minutes(quick)} if it answers at once, up to {_minutes(slow)} if it"
+            f" thinks {seconds:g} s on every move (a first look: --time 0.1 --games 40 --width 0)"]
+
+
 def rate(request: RateRequest, settings: Settings) -> int:
     """Run ``agent.py rate`` (resuming a run in ``request.out``), write its report."""
     from reporting.rate_document import Rated, print_summary, write_rated
@@ -371,12 +402,14 @@ def rate(request: RateRequest, settings: Settings) -> int:
                                 seed_given=request.seed is not None)
     wanted = identity(key, seconds, seed, ladder)
     command = command_line(request, seed)
+    # An ``ours`` with its own time in its spec plays that time: its budget.
+    budget = spec.seconds if is_ours(spec) and spec.seconds is not None else seconds
     if played:
         print(f"resuming: {len(played)} game(s) already played ({files.games_path})",
               file=sys.stderr)
-    print(f"rate: {key.name}, {seconds:g} s per move, at most {request.games} games, seed"
-          f" {seed}, into {request.out}", file=sys.stderr)
     with open_executor(request.workers, request.scheduler) as executor:
+        for line in plan_lines(key.name, budget, request, seed, executor.slots, len(played)):
+            print(line, file=sys.stderr)
         files.begin(wanted, command)
         kept_before = len(played)
         try:
@@ -388,8 +421,6 @@ def rate(request: RateRequest, settings: Settings) -> int:
             raise
         checks = judge_moves(played, files, executor, settings.solver.table_bits)
         workers = executor.slots
-    # An ``ours`` with its own time in its spec plays that time: its budget.
-    budget = spec.seconds if is_ours(spec) and spec.seconds is not None else seconds
     rated = Rated.of(key.name, spec.label, played, checks, ladder, command=command,
                      budget=budget, seed=seed, workers=workers, referee_seconds=REFEREE_SECONDS,
                      elapsed=time.monotonic() - started, review=board_review(settings),

@@ -32,6 +32,7 @@ from rating.ladder import CLIMB, Ladder, Rung
 
 RUNGS_PER_BATCH = 2
 MIN_GAMES = 20  # before an interval may stop the run: a handful of games fits too well
+GAMES_FOR_100_POINTS = 220  # measured: 212-224 games in bench/rate_bench.py's runs (docs/rate.md)
 # Points: how far past the rungs played a one-sided record moves the estimate, as the local
 # server's ladder bot moves a student's (``rating.ladder.player_rating``).
 STEP = CLIMB
@@ -166,6 +167,15 @@ def done(played: int, games: int, current: Estimate, width: float) -> bool:
         return True
     return (width > 0 and played >= MIN_GAMES and current.fitted
             and current.width <= width)
+
+
+def expected_games(games: int, width: float) -> int:
+    """About how many games the rule plays: ``games``, or fewer when the interval reaches
+    ``width`` points sooner (a 95 % interval narrows as one over the square root of the games,
+    and was 100 points wide after about ``GAMES_FOR_100_POINTS`` in the measured runs)."""
+    if width <= 0:
+        return games
+    return min(games, max(MIN_GAMES, math.ceil(GAMES_FOR_100_POINTS * (100 / width) ** 2)))
 
 
 def batch_size(slots: int) -> int:

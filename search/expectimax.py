@@ -48,9 +48,9 @@ import time
 from collections.abc import Iterator
 
 import numpy as np
-from numba import njit
 
 from board import Board, IllegalMove, bits
+from board.compiled import njit
 from board.keys import TableBits
 from board.tactics import winning_moves
 from heuristics import DEFAULT_HEURISTIC, evaluate_id, heuristic_id, heuristic_weights

@@ -17,9 +17,9 @@ solver's too (``board.tactics``).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from board import bits
+from board.compiled import njit
 from board.tactics import CELL_BITS, non_losing_moves, order_moves, winning_moves
 from heuristics import evaluate_id
 from search.table import EXACT, LOWER, UPPER, tt_depth, tt_flag, tt_move, tt_pack, tt_score

@@ -11,8 +11,8 @@ root is needed when they are read back.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from board.compiled import njit
 from board.keys import TableBits
 
 EXACT = 1

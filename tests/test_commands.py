@@ -32,6 +32,7 @@ BAD_INPUT: dict[str, tuple[list[str], str]] = {
     "board": (["board", "--db", "no-such-file.sqlite3"], "is not a file"),
     "board-image": (["board-image", "44", "--out", "picture.gif"], ".svg or .png"),
     "kaggle": (["kaggle"], "--out"),
+    "handin": (["handin", "--out", "submission", "--report", "no-such-folder"], "no report.md"),
 }
 
 

@@ -15,7 +15,7 @@ LAYERS: list[set[str]] = [
     {"settings", "board", "timecontrol"},
     {"heuristics", "batch", "commandline", "rating"},
     {"search", "solver"},
-    {"engine", "training"},
+    {"engine", "training", "handin"},
     {"outside"},
     {"course", "ecosystems"},
     {"client", "localserver", "arena"},

@@ -17,8 +17,17 @@ import pytest
 from arena.match import FOUR, ILLEGAL, PlayedGame
 from engine.games import PlayedMove
 from rating.ladder import Ladder, Rung, save_ladder
-from reporting.rate import GAMES, RateRequest, player_moves, rate
+from reporting.rate import (
+    GAMES,
+    PLAYER_MOVES,
+    RateRequest,
+    expected_minutes,
+    plan_lines,
+    player_moves,
+    rate,
+)
 from reporting.rated import (
+    GAMES_FOR_100_POINTS,
     MIN_GAMES,
     STEP,
     Estimate,
@@ -26,6 +35,7 @@ from reporting.rated import (
     batch_size,
     done,
     estimate,
+    expected_games,
     next_rungs,
 )
 from settings import Settings, UsageError
@@ -152,6 +162,11 @@ def test_ctrl_c_keeps_every_finished_game_and_the_same_command_goes_on(
     games = out / GAMES
     code, err = ctrl_c_once_written(command, games, 4)  # the run's line and 3 games
     assert code == 130, err
+    # What it will play and for how long, before the first game.
+    assert err.startswith("rate: seed at 0.2 s a move (--time), at most 60 games (--games),"
+                          " stopping once the 95 % interval is 100 points wide (--width; about"
+                          " 60 games); 2 worker(s), seed 4"), err
+    assert err.splitlines()[1].startswith("expect about "), err
     assert "Traceback" not in err and err.splitlines()[-1] == "interrupted", err
     kept = lines(games)  # every line whole
     numbers = [g["game"] for g in kept[1:]]
@@ -244,6 +259,22 @@ def test_mixed_results_fit_between_the_rungs_and_the_stopping_rule() -> None:
     assert not done(MIN_GAMES, 200, Estimate(500, 480, math.inf, False), 100)
     assert done(200, 200, Estimate(500, 0, 1000, True), 100)
     assert batch_size(1) == batch_size(2) == 4 and batch_size(16) == 16
+
+
+def test_the_plan_said_before_a_run_counts_the_games_the_rule_expects() -> None:
+    assert expected_games(400, 100) == GAMES_FOR_100_POINTS  # the defaults
+    assert expected_games(400, 200) == math.ceil(GAMES_FOR_100_POINTS / 4)
+    assert expected_games(400, 50) == expected_games(400, 0) == 400  # the cap: all of them
+    assert expected_games(400, 1000) == MIN_GAMES
+    quick, slow = expected_minutes(220, 3.0, 2)
+    assert slow == pytest.approx(quick + 220 * PLAYER_MOVES * 3.0 / 2 / 60) and quick < 5
+    first, then = plan_lines("peer", 3.0, RateRequest("peer", Path("rated/peer")), 7, 2, 20)
+    assert first == ("rate: peer at 3 s a move (--time), at most 400 games (--games), stopping"
+                     " once the 95 % interval is 100 points wide (--width; about 220 games);"
+                     " 2 worker(s), seed 7, into rated/peer")
+    left = expected_minutes(200, 3.0, 2)  # the 20 games kept from an earlier run not counted
+    assert then.startswith(f"expect about {left[0]:.1f} min if it answers at once, up to"
+                           f" {left[1]:.0f} min if it thinks 3 s on every move")
 
 
 def test_a_fault_is_the_player_losing_off_the_board() -> None:
