@@ -27,10 +27,14 @@ import random
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from board import Board, BoardError
 from board.board import moves_reaching
 from settings import UsageError
+
+if TYPE_CHECKING:
+    from solver.book import Book
 
 DEFAULT_SUITE = Path(__file__).resolve().parent / "data" / "openings.txt"
 SUITE_PLIES = 6
@@ -40,12 +44,13 @@ MAX_PLIES = 12  # the book proves every position up to 13 discs
 Opening = tuple[int, ...]  # 0-based columns from the empty board
 
 
-def balanced_positions(plies: int) -> list[str]:
+def balanced_positions(plies: int, book: Book | None = None) -> list[str]:
     """Every position of ``plies`` discs whose exact value is a draw, one of each mirror pair
-    (the book's orientation), as a move string reaching it; sorted."""
+    (the book's orientation), as a move string reaching it; sorted.  ``book``: the shipped one
+    unless given."""
     from solver.book import decode_key, discs_of, load_book  # the solver's data: only here
 
-    book = load_book()
+    book = book or load_book()
     if plies > book.complete_discs:
         raise UsageError(f"the book proves every position up to {book.complete_discs} discs,"
                          f" not {plies}")
@@ -68,9 +73,9 @@ def suite_text(openings: Sequence[str], plies: int, seed: int) -> str:
     return "\n".join([*header, *openings]) + "\n"
 
 
-def make_suite(plies: int = SUITE_PLIES, seed: int = SUITE_SEED) -> str:
+def make_suite(plies: int = SUITE_PLIES, seed: int = SUITE_SEED, book: Book | None = None) -> str:
     """The suite's file for ``plies`` discs, shuffled with ``seed``."""
-    openings = balanced_positions(plies)
+    openings = balanced_positions(plies, book)
     random.Random(seed).shuffle(openings)
     return suite_text(openings, plies, seed)
 

@@ -13,8 +13,9 @@ test stops at the first pair that takes it across a bound.  Pairs already being 
 are finished and kept, but the test decided without them (``Tracker.after``).
 
 With ``--out DIR`` the games are kept as they finish in the tournament's work file
-(``DIR/games.jsonl``: a first line with the plan and the test, then each pair's two games
-written together), so a Ctrl-C, a crash or a kill loses no finished pair, and the same command
+(``DIR/games-work.jsonl``: a first line with the plan and the test, then each pair's two
+games written together; unlike a tournament's, it stays when the test ends, so that a rerun
+says the verdict again instead of playing a new test), so a Ctrl-C, a crash or a kill loses no finished pair, and the same command
 goes on where it stopped, counting the kept pairs in the order they were written: the same
 verdict as an uninterrupted run that had finished its pairs in that order.  A larger (or
 smaller) ``--max-pairs`` goes on with the same pairs; another test (bounds, error rates,
@@ -39,7 +40,7 @@ from arena.tournament import (
     make_plan,
     play_task,
 )
-from arena.work import TournamentWork, game_line
+from arena.work import GAMES_WORK, TournamentWork, game_line
 from batch import BatchExecutor, open_executor
 from board import moves_to_string
 from ecosystems.players import Spec
@@ -56,7 +57,6 @@ from rating.sprt import (
 )
 from settings import AgentSettings, SolverSettings, UsageError
 
-GAMES = "games.jsonl"
 RESULTS = "results.json"
 LLR_FIGURE = "llr.png"
 BASE, CANDIDATE = 0, 1  # the players' places in the plan
@@ -283,7 +283,7 @@ class SprtFolder:
 
     def __init__(self, out: Path, sprt: Sprt) -> None:
         self.out = out
-        self.work = TournamentWork(out / GAMES, test=sprt.to_dict(), what="a test")
+        self.work = TournamentWork(out / GAMES_WORK, test=sprt.to_dict(), what="a test")
 
     def resume(self, plan: SprtPlan, *, seed_given: bool) -> tuple[SprtPlan, list[PlayedPair]]:
         """The plan (with the kept run's seed) and its pairs kept, in the order written."""
@@ -317,7 +317,6 @@ def llr_title(run: SprtRun) -> str:
 
 
 __all__ = [
-    "GAMES",
     "LLR_FIGURE",
     "RESULTS",
     "PlayedPair",
