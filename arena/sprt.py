@@ -13,14 +13,15 @@ test stops at the first pair that takes it across a bound.  Pairs already being 
 are finished and kept, but the test decided without them (``Tracker.after``).
 
 With ``--out DIR`` the games are kept as they finish in the tournament's work file
-(``DIR/games-work.jsonl``: a first line with the plan and the test, then each pair's two
-games written together; unlike a tournament's, it stays when the test ends, so that a rerun
-says the verdict again instead of playing a new test), so a Ctrl-C, a crash or a kill loses no finished pair, and the same command
+(``DIR/games-work.jsonl``: a first line with the plan and the test, then each pair's two games
+written together), so a Ctrl-C, a crash or a kill loses no finished pair, and the same command
 goes on where it stopped, counting the kept pairs in the order they were written: the same
-verdict as an uninterrupted run that had finished its pairs in that order.  A larger (or
-smaller) ``--max-pairs`` goes on with the same pairs; another test (bounds, error rates,
-model), other players or another suite is refused.  ``DIR/results.json`` holds the test, its
-counts and verdict and every game; ``DIR/llr.png`` the LLR's path between its bounds.
+verdict as an uninterrupted run that had finished its pairs in that order.  Unlike a
+tournament's, the file stays when the test ends, so that a rerun says the verdict again
+instead of playing a new test.  A larger (or smaller) ``--max-pairs`` goes on with the same
+pairs; another test (bounds, error rates, model), other players or another suite is refused.
+``DIR/results.json`` holds the test, its counts and verdict and every game; ``DIR/llr.png``
+the LLR's path between its bounds.
 """
 
 from __future__ import annotations

@@ -492,7 +492,7 @@ class Simulated:
         return self.h0 / self.tests
 
 
-def simulate(sprt: Sprt, pdf: Sequence[float], tests: int, seed: int,
+def simulate(sprt: Sprt, pdf: Sequence[float] | Array, tests: int, seed: int,
              max_pairs: int = 100_000) -> Simulated:
     """Run ``tests`` tests on pairs drawn from the pentanomial ``pdf`` (each pair's chances of
     0 ... 2 points), all at once, each to its verdict or ``max_pairs``."""

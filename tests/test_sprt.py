@@ -22,7 +22,7 @@ from arena.work import GAMES_WORK, plan_identity
 from board import Board, moves_to_string
 from ecosystems.players import parse_spec
 from rating.sprt import Sprt, Verdict, llr
-from tests.helpers import ctrl_c_once_written, default_ctrl_c
+from tests.helpers import ctrl_c_once_written
 
 ROOT = Path(__file__).resolve().parent.parent
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -199,7 +199,7 @@ def test_ctrl_c_keeps_the_pairs_and_writes_the_results_so_far(
 def test_an_outside_agent_plays_its_pairs(capsys: pytest.CaptureFixture[str],
                                           tmp_path: Path) -> None:
     program = f'program:"{sys.executable} examples/line_engine.py":0.5'
-    code, stdout, err = run(capsys, "random", program, "--max-pairs", "2", "--seed", "7",
+    code, _, err = run(capsys, "random", program, "--max-pairs", "2", "--seed", "7",
                             "--workers", "1", "--out", str(tmp_path / "test"))
     assert code == 0, err
     data = results(tmp_path / "test")
