@@ -43,7 +43,6 @@ from arena.tournament import (
 )
 from arena.work import GAMES_WORK, TournamentWork, game_line
 from batch import BatchExecutor, open_executor
-from board import moves_to_string
 from ecosystems.players import Spec
 from rating.sprt import (
     PAIR_POINTS,
@@ -112,10 +111,6 @@ class PlayedPair:
             elif (game.task.first if winner == 0 else game.task.second) == CANDIDATE:
                 total += 2
         return total
-
-    @property
-    def opening(self) -> str:
-        return moves_to_string(self.games[0].task.opening)
 
 
 def play_pair(plan: TournamentPlan, pair: int) -> PlayedPair:

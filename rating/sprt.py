@@ -413,7 +413,7 @@ def verdict_short(verdict: Verdict | None) -> str:
     """How a test ended, in a few words (a figure's legend, a table's cell)."""
     if verdict is None:
         return "not decided yet"
-    return {Verdict.H1: "H1 accepted", Verdict.H0: "H0 accepted",
+    return {Verdict.H1: "H1 accepted: stronger", Verdict.H0: "H0 accepted: not stronger",
             Verdict.MAXIMUM: "no verdict at the maximum"}[verdict]
 
 

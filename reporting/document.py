@@ -31,7 +31,7 @@ from arena.sprt import BASE, CANDIDATE, SprtRun
 from commandline import repeat_command
 from engine.games import PlayedMove, Tally
 from engine.players import PlayerSpec
-from rating.sprt import Estimate, Model, Verdict
+from rating.sprt import Estimate, Model, Verdict, verdict_short
 from reporting.measure import BudgetPoint, Check, default_player
 
 if TYPE_CHECKING:
@@ -486,7 +486,10 @@ def _evaluations_part(measured: Measured, runs: Sequence[SprtRun], out: Path,
     for name, run in zip(names, runs, strict=True):
         tracker = run.tracker
         elo, nelo = (tracker.estimate(model) for model in (Model.LOGISTIC, Model.NORMALIZED))
-        lines.append(f"| `{name}` | {_VERDICT_CELLS[tracker.verdict]} | {tracker.pairs} |"
+        verdict = verdict_short(tracker.verdict)
+        if tracker.verdict is Verdict.H1:
+            verdict = f"**{verdict}**"
+        lines.append(f"| `{name}` | {verdict} | {tracker.pairs} |"
                      f" {_interval(elo)} | {_interval(nelo)} |"
                      f" {' '.join(str(count) for count in tracker.counts)} |")
     lower, upper = sprt.bounds
@@ -511,10 +514,6 @@ def _evaluations_part(measured: Measured, runs: Sequence[SprtRun], out: Path,
     lines += [f"- {run.words}" for run in runs]
     lines.append("")
     return [out / "evaluations.png"]
-
-
-_VERDICT_CELLS = {Verdict.H1: "**H1 accepted: stronger**", Verdict.H0: "H0 accepted: not stronger",
-                  Verdict.MAXIMUM: "no verdict", None: "not decided"}
 
 
 def _evaluation(spec: object) -> str:
