@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 import time
 from collections.abc import Callable
@@ -52,7 +53,6 @@ from rating.sprt import (
     DEFAULT_BETA,
     DEFAULT_ELO0,
     DEFAULT_ELO1,
-    MAX_ELO,
     Model,
 )
 from settings import AgentSettings, SolverSettings, UsageError
@@ -191,12 +191,13 @@ def _probability(text: str) -> float:
 
 
 def _elo(text: str) -> float:
+    """A bound: a finite number (its range is the test's to check, ``rating.sprt.Sprt``)."""
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not abs(value) <= MAX_ELO:
-        raise argparse.ArgumentTypeError(f"must be within +-{MAX_ELO:g}, not {text}")
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
     return value
 
 
@@ -276,8 +277,8 @@ def sprt_command(options: SprtOptions, context: Context) -> int:
     print(f"sprt: is {plan.candidate} stronger than {plan.base}? {sprt.describe()}: LLR bounds"
           f" {lower:+.2f} and {upper:+.2f}; at most {plan.max_pairs:,} pairs from"
           f" {len(openings):,} openings; seed {plan.tournament.seed}", file=sys.stderr)
-    if run.resumed:
-        print(f"resuming: {run.resumed} pairs already played ({folder and folder.work.path})",
+    if folder is not None and run.resumed:
+        print(f"resuming: {run.resumed} pairs already played ({folder.work.path})",
               file=sys.stderr)
     workers = worker_count(plan.tournament, options.workers)
     try:
@@ -311,13 +312,13 @@ def _unless(value: float, default: float) -> float | None:
 
 def _estimates_line(run: SprtRun) -> str:
     tracker = run.tracker
-    if not tracker.pairs:
-        return "No pair counted."
-    estimates = ", ".join(str(tracker.estimate(model)) for model in (Model.LOGISTIC,
-                                                                     Model.NORMALIZED))
     counts = " ".join(str(count) for count in tracker.counts)
-    return (f"Strength of {run.plan.candidate} over {run.plan.base}: {estimates} (95 %"
-            f" intervals); pairs scoring 0, 1/2, 1, 3/2, 2 for it: {counts}.")
+    found = [tracker.estimate(model) for model in (Model.LOGISTIC, Model.NORMALIZED)]
+    if None in found:
+        return f"No estimate yet: the pairs all scored alike (pairs 0, 1/2, 1, 3/2, 2: {counts})."
+    return (f"Strength of {run.plan.candidate} over {run.plan.base}:"
+            f" {', '.join(str(estimate) for estimate in found)} (95 % intervals); pairs scoring"
+            f" 0, 1/2, 1, 3/2, 2 for it: {counts}.")
 
 
 def _length_line(run: SprtRun) -> str:

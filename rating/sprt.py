@@ -252,13 +252,17 @@ def _finite(value: float) -> float | None:
     return None if math.isinf(value) or math.isnan(value) else round(value, 2)
 
 
-def moments(counts: Sequence[float]) -> tuple[float, float]:
-    """The mean score per game and its variance over the units counted (``counts``
-    regularised as for the LLR)."""
+def _frequencies(counts: Sequence[float]) -> tuple[Array, Array]:
+    """The observed frequencies of ``counts`` (regularised as for the LLR, ``UNSEEN``) and the
+    score per game of each."""
     array = np.asarray(counts, dtype=float)
-    scores = _scores(array)
     regular = np.maximum(array, UNSEEN)
-    p = regular / regular.sum()
+    return regular / regular.sum(), _scores(array)
+
+
+def moments(counts: Sequence[float]) -> tuple[float, float]:
+    """The mean score per game and its variance over the units counted."""
+    p, scores = _frequencies(counts)
     mu = float((p * scores).sum())
     return mu, float((p * (scores - mu) ** 2).sum())
 
@@ -266,23 +270,20 @@ def moments(counts: Sequence[float]) -> tuple[float, float]:
 def estimate(counts: Sequence[float], model: Model = Model.NORMALIZED) -> Estimate:
     """The strength difference the ``counts`` show, with its 95 % interval (the module's
     docstring says how).  Needs at least one unit counted."""
-    array = np.asarray(counts, dtype=float)
-    scores = _scores(array)
-    units = array.sum()
+    units = float(np.sum(counts))
     if units < 1:
         raise SprtError("no results to estimate from")
     mu, var = moments(counts)
     if model is Model.LOGISTIC:
         half = Z95 * math.sqrt(var / units)
         return Estimate(elo_of(mu), elo_of(mu - half), elo_of(mu + half), model)
-    regular = np.maximum(array, UNSEEN)
-    p = regular / regular.sum()
+    p, scores = _frequencies(counts)
     sigma = math.sqrt(var)
     t = (mu - 0.5) / sigma
     m3 = float((p * (scores - mu) ** 3).sum())
     m4 = float((p * (scores - mu) ** 4).sum())
     spread = math.sqrt(max(0.0, 1 - t * m3 / sigma**3 + t**2 * (m4 / sigma**4 - 1) / 4) / units)
-    per_game = math.sqrt(2.0) if array.size == 5 else 1.0
+    per_game = math.sqrt(2.0) if p.size == 5 else 1.0
     return Estimate(NELO_PER_NT * t / per_game, NELO_PER_NT * (t - Z95 * spread) / per_game,
                     NELO_PER_NT * (t + Z95 * spread) / per_game, model)
 
@@ -435,11 +436,12 @@ def verdict_words(verdict: Verdict | None, base: str, candidate: str, sprt: Sprt
                 f" After {played} the log-likelihood ratio fell to {llr_value:.2f}, below"
                 f" {lower:.2f} ({test}: a candidate {sprt.elo1:g} {unit} stronger fails with a"
                 f" chance of about {_percent(sprt.beta)}).")
+    question = f"whether {candidate} is stronger than {base}"
     if verdict is Verdict.MAXIMUM:
-        return (f"No verdict: after {played}, the maximum, the log-likelihood ratio is"
-                f" {llr_value:.2f}, between {lower:.2f} and {upper:.2f} ({test}).")
-    return (f"Not decided yet: after {played} the log-likelihood ratio is {llr_value:.2f},"
-            f" between {lower:.2f} and {upper:.2f} ({test}).")
+        return (f"No verdict on {question}: after {played}, the maximum, the log-likelihood"
+                f" ratio is {llr_value:.2f}, between {lower:.2f} and {upper:.2f} ({test}).")
+    return (f"Not decided yet {question}: after {played} the log-likelihood ratio is"
+            f" {llr_value:.2f}, between {lower:.2f} and {upper:.2f} ({test}).")
 
 
 def _percent(chance: float) -> str:

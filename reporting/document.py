@@ -509,8 +509,8 @@ def _evaluations_part(measured: Measured, runs: Sequence[SprtRun], out: Path,
               f" after {first.max_pairs} pairs (no verdict). The lines are each test's"
               " log-likelihood ratio after each pair. Elo and normalized Elo (nElo: the"
               " difference in standard deviations of a game's score) with 95 % intervals."
-              f" Repeat the last one (and the others with their names): `{repeat}`"
-              " (docs/sprt.md).*", "", "The verdicts, in words:", ""]
+              f" Repeat a test (here the last; another with its evaluation's name in place of"
+              f" `{names[-1]}`): `{repeat}` (docs/sprt.md).*", "", "The verdicts, in words:", ""]
     lines += [f"- {run.words}" for run in runs]
     lines.append("")
     return [out / "evaluations.png"]

@@ -116,7 +116,8 @@ def test_the_maximum_then_a_larger_one_goes_on(capsys: pytest.CaptureFixture[str
     base = ["seed", "bot:2", "--seed", "4", "--workers", "1", "--out", str(out)]
     code, stdout, _ = run(capsys, *base, "--max-pairs", "3")
     assert code == 0
-    assert stdout.startswith("No verdict: after 3 pairs (6 games), the maximum,")
+    assert stdout.startswith("No verdict on whether bot:2 is stronger than seed: after 3 pairs"
+                             " (6 games), the maximum,")
     first = results(out)
     assert first["verdict"] == "maximum" and first["pairs"] == 3 and first["max_pairs"] == 3
     code, stdout, err = run(capsys, *base, "--max-pairs", "5")
@@ -193,7 +194,8 @@ def test_ctrl_c_keeps_the_pairs_and_writes_the_results_so_far(
     assert f"{len(kept)} pairs kept in {out / GAMES_WORK}; the same command goes on" in err
     data = results(out)
     assert data["verdict"] is None and data["pairs"] == len(kept) >= 2
-    assert data["verdict_words"].startswith(f"Not decided yet: after {len(kept)} pairs")
+    assert data["verdict_words"].startswith("Not decided yet whether seed is stronger than"
+                                            f" bot:2: after {len(kept)} pairs")
 
 
 def test_an_outside_agent_plays_its_pairs(capsys: pytest.CaptureFixture[str],
@@ -213,6 +215,8 @@ def test_an_outside_agent_plays_its_pairs(capsys: pytest.CaptureFixture[str],
     (["random", "bot:1", "--elo0", "5", "--elo1", "1"], "error: elo0 must be below elo1"),
     (["random", "bot:1", "--alpha", "0.7"], "must be between 0 and 0.5, not 0.7"),
     (["random", "bot:1", "--elo1", "many"], "'many' is not a number"),
+    (["random", "bot:1", "--elo1", "nan"], "'nan' is not a finite number"),
+    (["random", "bot:1", "--elo1", "9000"], "error: elo1 9000 is beyond +-2000 nElo"),
     (["random", "bot:1", "--max-pairs", "0"], "must be at least 1, not 0"),
     (["random", "human"], "error: player 'human' cannot play in a tournament"),
     (["random", "nobody"], "error: "),
