@@ -4,8 +4,10 @@ that goes on, any player spec, and one-line errors."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -22,6 +24,7 @@ from arena.work import GAMES_WORK, plan_identity
 from board import Board, moves_to_string
 from ecosystems.players import parse_spec
 from rating.sprt import Sprt, Verdict, llr
+from terminal import live_line
 from tests.helpers import ctrl_c_once_written
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -94,6 +97,12 @@ def test_a_much_stronger_candidate_is_accepted(capsys: pytest.CaptureFixture[str
     trinomial = data["trinomial"]
     assert sum(trinomial) == 2 * data["pairs"]
     assert (out / "llr.png").read_bytes().startswith(PNG_SIGNATURE)
+    # the command that repeats it parses back to this test, with its seed
+    words = shlex.split(data["command"])
+    assert words[:2] == ["python", "agent.py"]
+    _command, options, _config = agent.registry().parse(words[2:])
+    assert (options.base, options.candidate, options.elo1, options.seed, options.out) == \
+        ("bot:1", "bot:3", 200.0, 1, str(out))
 
     # run again: the test is decided, nothing more is played
     code, again, err = run(capsys, "bot:1", "bot:3", "--elo1", "200", "--workers", "1",
@@ -101,6 +110,26 @@ def test_a_much_stronger_candidate_is_accepted(capsys: pytest.CaptureFixture[str
     assert code == 0 and again.splitlines()[0] == lines[0]
     assert f"resuming: {len(pairs)} pairs already played" in err
     assert len(pairs_of(results(out))) == len(pairs)
+
+
+def test_on_a_dask_cluster_the_same_games(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                         local_cluster: str) -> None:
+    # Fixed-depth bots seeded by the plan: a pair's games do not depend on where they ran.
+    argv = ["bot:1", "bot:3", "--elo1", "200", "--seed", "1"]
+    assert run(capsys, *argv, "--workers", "1", "--out", str(tmp_path / "here"))[0] == 0
+    code, _, err = run(capsys, *argv, "--scheduler", local_cluster, "--out",
+                       str(tmp_path / "cluster"))
+    assert code == 0, err
+
+    def games(where: str) -> dict[int, list[str]]:
+        found: dict[int, list[str]] = {}
+        for game in results(tmp_path / where)["games"]:
+            found.setdefault(game["pair"], []).append(game["move_string"])
+        return found
+
+    here, there = games("here"), games("cluster")
+    assert all(there[pair] == here[pair] for pair in set(here) & set(there))
+    assert results(tmp_path / "cluster")["verdict"] == "H1"
 
 
 def test_a_player_against_itself_ends_in_h0(capsys: pytest.CaptureFixture[str]) -> None:
@@ -258,3 +287,21 @@ def test_a_plan_of_a_suite_opens_each_pair_with_its_opening() -> None:
 
 def test_verdicts_are_the_ratings_words() -> None:
     assert {str(v) for v in Verdict} == {"H0", "H1", "maximum"}
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_the_live_line_in_place_on_a_terminal_and_now_and_then_in_a_log() -> None:
+    terminal = _Terminal()
+    with live_line(stream=terminal) as show:
+        show("1 pairs")
+        show("2 pairs")
+    assert terminal.getvalue() == "\r1 pairs\x1b[K\r2 pairs\x1b[K\n"
+    log = io.StringIO()
+    with live_line(stream=log, every=3600) as show:
+        for n in range(1, 4):
+            show(f"{n} pairs")
+    assert log.getvalue() == "1 pairs\n3 pairs\n"  # the first, then the final state
