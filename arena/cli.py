@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from rich.markup import escape
 
@@ -62,6 +62,19 @@ from vocabulary import Mode, column_label
 if TYPE_CHECKING:
     from arena.sprt import PlayedPair, SprtRun
 
+def seed_option() -> Any:
+    """``--seed X`` of a run of games."""
+    return option("--seed", type=int, metavar="X",
+                  help="seed of every random choice (default: a random one, printed)")
+
+
+def python_option() -> Any:
+    """``--python PATH`` for the ``connectx:`` players of a run."""
+    return option("--python", metavar="PATH",
+                  help="the Python that runs the connectx: agent files (default: this one; a"
+                       " spec's python=PATH wins)")
+
+
 # --- tournament -----------------------------------------------------------------------------
 
 DEFAULT_GAMES = 10  # per pairing
@@ -80,8 +93,7 @@ class TournamentOptions:
     time: float | None = time_option("agent.seconds_per_move, for an `ours` given without a time")
     workers: int | None = workers_option()
     scheduler: str | None = scheduler_option()
-    seed: int | None = option("--seed", type=int, metavar="X",
-                              help="seed of every random choice (default: a random one, printed)")
+    seed: int | None = seed_option()
     opening_plies: int = option("--opening-plies", default=0, type=whole(0, MAX_OPENING_PLIES),
                                 metavar="K",
                                 help=f"open each pair of games with K random moves (even,"
@@ -94,9 +106,7 @@ class TournamentOptions:
     out: str | None = option("--out", metavar="DIR",
                              help="write plots and a summary here, and keep the games as they"
                                   " finish (a rerun resumes)")
-    python: str | None = option("--python", metavar="PATH",
-                                help="the Python that runs the connectx: agent files (default:"
-                                     " this one; a spec's python=PATH wins)")
+    python: str | None = python_option()
 
 
 
@@ -231,14 +241,11 @@ class SprtOptions:
                                  f" {DEFAULT_MAX_PAIRS})")
     workers: int | None = workers_option()
     scheduler: str | None = scheduler_option()
-    seed: int | None = option("--seed", type=int, metavar="X",
-                              help="seed of every random choice (default: a random one, printed)")
+    seed: int | None = seed_option()
     out: str | None = option("--out", metavar="DIR",
                              help="keep the pairs here as they finish, with results.json and"
                                   " llr.png (a rerun goes on)")
-    python: str | None = option("--python", metavar="PATH",
-                                help="the Python that runs the connectx: agent files (default:"
-                                     " this one; a spec's python=PATH wins)")
+    python: str | None = python_option()
 
 
 def sprt_command(options: SprtOptions, context: Context) -> int:

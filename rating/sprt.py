@@ -458,9 +458,13 @@ def tilted(pdf: Sequence[float], elo: float, model: Model = Model.NORMALIZED) ->
     base = base / base.sum()
     scores = _scores(base)
 
-    def strength(theta: float) -> float:
+    def reweighted(theta: float) -> Array:
         weights = base * np.exp(theta * (scores - 0.5))
-        p = weights / weights.sum()
+        result: Array = weights / weights.sum()
+        return result
+
+    def strength(theta: float) -> float:
+        p = reweighted(theta)
         mu = float((p * scores).sum())
         if model is Model.LOGISTIC:
             return elo_of(mu)
@@ -468,10 +472,7 @@ def tilted(pdf: Sequence[float], elo: float, model: Model = Model.NORMALIZED) ->
         per_game = math.sqrt(2.0) if base.size == 5 else 1.0
         return NELO_PER_NT * (mu - 0.5) / sigma / per_game
 
-    theta = optimize.brentq(lambda th: strength(th) - elo, -50.0, 50.0, xtol=1e-14)
-    weights = base * np.exp(theta * (scores - 0.5))
-    result: Array = weights / weights.sum()
-    return result
+    return reweighted(optimize.brentq(lambda th: strength(th) - elo, -50.0, 50.0, xtol=1e-14))
 
 
 @dataclass(frozen=True)
