@@ -3,7 +3,7 @@
 Runs the measurements a course report needs (``reporting.measure``) and writes ``DIR/report.md``
 with its figures (``reporting.document``).  The time per move is ``agent.seconds_per_move`` of
 the config unless ``--time`` says otherwise; ``--quick`` (0.3 s per move, fewer games and
-positions) finishes within a few minutes on a two-core machine (1.7 min measured), the full
+positions) finishes within a few minutes on a two-core machine (2.6 min measured), the full
 report within about thirty.
 """
 
