@@ -334,9 +334,11 @@ def _length_line(run: SprtRun) -> str:
     extra = sum(tracker.after)
     if extra:
         line += f" ({extra} more played after the verdict, not counted)"
-    line += f"; {run.elapsed / 60:.1f} min"
-    if run.resumed:
-        line += f" for the {len(run.pairs) - run.resumed} pairs of this run"
+    played = len(run.pairs) - run.resumed
+    if played:
+        line += f"; {run.elapsed / 60:.1f} min"
+        if run.resumed:
+            line += f" for the {played} pairs of this run"
     games = run.fixed_games
     if games is not None:
         line += (f". A test of a fixed number of games with the same error rates at these"

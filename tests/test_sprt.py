@@ -108,6 +108,7 @@ def test_a_much_stronger_candidate_is_accepted(capsys: pytest.CaptureFixture[str
     code, again, err = run(capsys, "bot:1", "bot:3", "--elo1", "200", "--workers", "1",
                            "--out", str(out))
     assert code == 0 and again.splitlines()[0] == lines[0]
+    assert " min" not in again.splitlines()[2]  # nothing played, no time to tell
     assert f"resuming: {len(pairs)} pairs already played" in err
     assert len(pairs_of(results(out))) == len(pairs)
 
