@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import argparse
 import json
+import math
 import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TextIO
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
 
 from rich.markup import escape
 
@@ -33,6 +36,7 @@ from commandline import (
     json_flag,
     mode_option,
     option,
+    positional,
     repeat_command,
     sandbox_option,
     scheduler_option,
@@ -45,9 +49,32 @@ from ecosystems.players import SPEC_HELP, parse_spec, sandbox_layers, split_spec
 from engine.games import PlayedMove
 from engine.overrides import with_mode
 from engine.players import OursPlayer
+from rating.sprt import (
+    DEFAULT_ALPHA,
+    DEFAULT_BETA,
+    DEFAULT_ELO0,
+    DEFAULT_ELO1,
+    Model,
+)
 from settings import AgentSettings, SolverSettings, UsageError
-from terminal import progress
+from terminal import live_line, progress
 from vocabulary import ExitStatus, Mode, Sandbox, column_label
+
+if TYPE_CHECKING:
+    from arena.sprt import PlayedPair, SprtRun
+
+def seed_option() -> Any:
+    """``--seed X`` of a run of games."""
+    return option("--seed", type=int, metavar="X",
+                  help="seed of every random choice (default: a random one, printed)")
+
+
+def python_option() -> Any:
+    """``--python PATH`` for the ``connectx:`` players of a run."""
+    return option("--python", metavar="PATH",
+                  help="the Python that runs the connectx: agent files (default: this one; a"
+                       " spec's python=PATH wins)")
+
 
 # --- tournament -----------------------------------------------------------------------------
 
@@ -67,8 +94,7 @@ class TournamentOptions:
     time: float | None = time_option("agent.seconds_per_move, for an `ours` given without a time")
     workers: int | None = workers_option()
     scheduler: str | None = scheduler_option()
-    seed: int | None = option("--seed", type=int, metavar="X",
-                              help="seed of every random choice (default: a random one, printed)")
+    seed: int | None = seed_option()
     opening_plies: int = option("--opening-plies", default=0, type=whole(0, MAX_OPENING_PLIES),
                                 metavar="K",
                                 help=f"open each pair of games with K random moves (even,"
@@ -81,9 +107,7 @@ class TournamentOptions:
     out: str | None = option("--out", metavar="DIR",
                              help="write plots and a summary here, and keep the games as they"
                                   " finish (a rerun resumes)")
-    python: str | None = option("--python", metavar="PATH",
-                                help="the Python that runs the connectx: agent files (default:"
-                                     " this one; a spec's python=PATH wins)")
+    python: str | None = python_option()
     sandbox: Sandbox | None = sandbox_option()
 
 
@@ -160,6 +184,180 @@ def _command_line(options: TournamentOptions, plan: TournamentPlan, config: str 
                           workers=options.workers, scheduler=options.scheduler,
                           out=options.out, python=options.python, sandbox=options.sandbox,
                           config=config)
+
+
+# --- sprt -----------------------------------------------------------------------------------
+
+DEFAULT_MAX_PAIRS = 1000
+SPRT_DESCRIPTION = """Is CANDIDATE stronger than BASE?  Plays them in pairs of games, the same opening
+with each colour (a suite of balanced openings, arena/openings.py), and after each pair runs a
+sequential probability ratio test on the pairs' points (the pentanomial), as fishtest does:
+it stops as soon as H1 (CANDIDATE is stronger by ELO1) or H0 (not stronger than ELO0) is
+accepted with the error rates asked, or at --max-pairs.  With --out the pairs are kept as they
+finish, and the same command goes on after a stop (docs/sprt.md)."""
+
+
+def _probability(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 < value < 0.5:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 0.5, not {value:g}")
+    return value
+
+
+def _elo(text: str) -> float:
+    """A bound: a finite number (its range is the test's to check, ``rating.sprt.Sprt``)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
+    return value
+
+
+@dataclass(frozen=True)
+class SprtOptions:
+    """``agent.py sprt``'s options."""
+
+    base: str = positional(metavar="BASE", help=f"the player to beat (a player spec: {SPEC_HELP})")
+    candidate: str = positional(metavar="CANDIDATE", help="the player that may be stronger")
+    elo0: float = option("--elo0", type=_elo, default=DEFAULT_ELO0, metavar="ELO",
+                         help=f"H0: CANDIDATE is this much stronger, in the model's unit"
+                              f" (default {DEFAULT_ELO0:g})")
+    elo1: float = option("--elo1", type=_elo, default=DEFAULT_ELO1, metavar="ELO",
+                         help=f"H1: CANDIDATE is this much stronger (default {DEFAULT_ELO1:g})")
+    alpha: float = option("--alpha", type=_probability, default=DEFAULT_ALPHA, metavar="P",
+                          help=f"the chance of accepting H1 when H0 holds (default"
+                               f" {DEFAULT_ALPHA:g})")
+    beta: float = option("--beta", type=_probability, default=DEFAULT_BETA, metavar="P",
+                         help=f"the chance of accepting H0 when H1 holds (default {DEFAULT_BETA:g})")
+    model: Model = option("--model", type=Model, choices=list(Model), default=Model.NORMALIZED,
+                          help="the unit of ELO0, ELO1 and the estimate: normalized Elo (nElo,"
+                               " the same test length whatever the draw rate) or logistic Elo"
+                               f" (default {Model.NORMALIZED})")
+    time: float | None = time_option("agent.seconds_per_move, for an `ours` given without a time")
+    openings: str | None = option("--openings", metavar="FILE",
+                                  help="the suite of openings: a move string a line, each an"
+                                       " even number of moves (default: the shipped one, every"
+                                       " position of 6 discs whose exact value is a draw)")
+    max_pairs: int = option("--max-pairs", type=whole(1), default=DEFAULT_MAX_PAIRS, metavar="N",
+                            help=f"stop without a verdict after N pairs (default"
+                                 f" {DEFAULT_MAX_PAIRS})")
+    workers: int | None = workers_option()
+    scheduler: str | None = scheduler_option()
+    seed: int | None = seed_option()
+    out: str | None = option("--out", metavar="DIR",
+                             help="keep the pairs here as they finish, with results.json and"
+                                  " llr.png (a rerun goes on)")
+    python: str | None = python_option()
+    sandbox: Sandbox | None = sandbox_option()
+
+
+def sprt_command(options: SprtOptions, context: Context) -> int:
+    from arena.openings import load_openings
+    from arena.sprt import SprtFolder, make_sprt_plan, play_on, start_run
+    from rating.sprt import Sprt, SprtError
+
+    settings = context.settings
+    seconds = settings.agent.seconds_per_move if options.time is None else options.time
+    try:
+        sprt = Sprt(options.elo0, options.elo1, options.alpha, options.beta, options.model)
+    except SprtError as error:
+        raise UsageError(str(error)) from None
+    sandbox = options.sandbox or settings.outside.sandbox
+    base = parse_spec(options.base, seconds=seconds, python=options.python, sandbox=sandbox)
+    candidate = parse_spec(options.candidate, seconds=seconds, python=options.python,
+                           sandbox=sandbox)
+    layers = sandbox_layers([base, candidate])
+    if layers is not None:
+        print(layers.line(), file=sys.stderr)
+    openings = load_openings(Path(options.openings) if options.openings is not None else None)
+    plan = make_sprt_plan(base, candidate, sprt, options.max_pairs, openings, options.seed,
+                          settings.agent, settings.solver)
+    folder = SprtFolder(writable_folder(options.out), sprt) if options.out is not None else None
+    done: list[PlayedPair] = []
+    if folder is not None:
+        plan, done = folder.resume(plan, seed_given=options.seed is not None)
+    command = repeat_command("sprt", options.base, options.candidate,
+                             elo0=_unless(options.elo0, DEFAULT_ELO0),
+                             elo1=_unless(options.elo1, DEFAULT_ELO1),
+                             alpha=_unless(options.alpha, DEFAULT_ALPHA),
+                             beta=_unless(options.beta, DEFAULT_BETA),
+                             model=None if options.model is Model.NORMALIZED else str(options.model),
+                             time=options.time, openings=options.openings,
+                             max_pairs=_unless(options.max_pairs, DEFAULT_MAX_PAIRS),
+                             workers=options.workers, scheduler=options.scheduler,
+                             seed=plan.tournament.seed, out=options.out, python=options.python,
+                             sandbox=options.sandbox, config=context.config)
+    run = start_run(plan, done)
+    run.sandbox = layers
+    lower, upper = sprt.bounds
+    print(f"sprt: is {plan.candidate} stronger than {plan.base}? {sprt.describe()}: LLR bounds"
+          f" {lower:+.2f} and {upper:+.2f}; at most {plan.max_pairs:,} pairs from"
+          f" {len(openings):,} openings; seed {plan.tournament.seed}", file=sys.stderr)
+    if folder is not None and run.resumed:
+        print(f"resuming: {run.resumed} pairs already played ({folder.work.path})",
+              file=sys.stderr)
+    workers = worker_count(plan.tournament, options.workers)
+    try:
+        with live_line() as show, open_executor(workers, options.scheduler) as executor:
+            if folder is not None:
+                folder.begin(plan, command)
+            if run.pairs:
+                show(run.status())
+            play_on(run, executor, record=folder.add if folder is not None else None,
+                    on_pair=lambda current, _pair: show(current.status()),
+                    on_stopping=announce_stopping("pair"))
+    except (KeyboardInterrupt, UsageError):  # Ctrl-C, lost workers, a lost scheduler
+        if folder is not None:
+            folder.write(run, command)
+            print(f"{len(run.pairs)} pairs kept in {folder.work.path}; the same command goes on",
+                  file=sys.stderr)
+        raise
+    print(run.words)
+    print(_estimates_line(run))
+    print(_length_line(run))
+    if folder is not None:
+        written = folder.write(run, command)
+        print(f"wrote {', '.join(str(path) for path in written)}", file=sys.stderr)
+    return 0
+
+
+def _unless(value: float, default: float) -> float | None:
+    """``value`` for the command that repeats a run, None (left out) when it is the default."""
+    return None if value == default else value
+
+
+def _estimates_line(run: SprtRun) -> str:
+    tracker = run.tracker
+    counts = " ".join(str(count) for count in tracker.counts)
+    found = [tracker.estimate(model) for model in (Model.LOGISTIC, Model.NORMALIZED)]
+    if None in found:
+        return f"No estimate yet: the pairs all scored alike (pairs 0, 1/2, 1, 3/2, 2: {counts})."
+    return (f"Strength of {run.plan.candidate} over {run.plan.base}:"
+            f" {', '.join(str(estimate) for estimate in found)} (95 % intervals); pairs scoring"
+            f" 0, 1/2, 1, 3/2, 2 for it: {counts}.")
+
+
+def _length_line(run: SprtRun) -> str:
+    tracker = run.tracker
+    line = f"{tracker.pairs:,} pairs ({2 * tracker.pairs:,} games) counted"
+    extra = sum(tracker.after)
+    if extra:
+        line += f" ({extra} more played after the verdict, not counted)"
+    played = len(run.pairs) - run.resumed
+    if played:
+        line += f"; {run.elapsed / 60:.1f} min"
+        if run.resumed:
+            line += f" for the {played} pairs of this run"
+    games = run.fixed_games
+    if games is not None:
+        line += (f". A test of a fixed number of games with the same error rates at these"
+                 f" bounds needs {games:,} games.")
+    return line
 
 
 # --- play -----------------------------------------------------------------------------------
@@ -249,12 +447,15 @@ def _announce(record: PlayedGame, human_first: bool, say: Callable[..., None]) -
     say(f"Move string (for `agent.py analyze`): {moves_to_string(record.columns)}")
 
 
-__all__ = ["play_command", "play_terminal", "tournament_command"]
+__all__ = ["play_command", "play_terminal", "sprt_command", "tournament_command"]
 
 
 COMMANDS = [
     Command("tournament", "matches between players, with tables and plots", TournamentOptions,
             tournament_command, compiles=True),
+    Command("sprt", "is a candidate stronger than a base? pairs of games until a sequential"
+                    " test decides", SprtOptions, sprt_command, compiles=True,
+            description=SPRT_DESCRIPTION),
     Command("play", "play against the agent in the terminal", PlayOptions, play_command,
             compiles=True),
 ]

@@ -1,4 +1,5 @@
-"""Figures of games for a report: time and depth by move number, results, a win-rate matrix.
+"""Figures of games for a report: time and depth by move number, results, a win-rate matrix,
+the path of a sequential test.
 
 Each function takes plain data (our players' moves, tallies) and writes one PNG with
 matplotlib's Agg backend (files only, no display needed), loaded on first use.  The same care
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.games import PlayedMove, Tally
+from rating.sprt import Verdict, verdict_short
 from vocabulary import Source
 
 # One colour per outcome and per decision stage, the same in every figure.
@@ -250,4 +252,43 @@ def plot_matrix(labels: Sequence[str], scores: Sequence[Sequence[float | None]],
     count = f"{games} games per pairing" + (f": {note}" if note else "")
     ax.set_title(f"{title}\n({count})", fontsize="medium")
     fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04, label="score of the row's player")
+    _save(fig, path)
+
+
+# One colour per test in an LLR figure (a report draws a few on one).
+LLR_COLOURS = ("#1565c0", "#ef6c00", "#6a1b9a", "#00897b", "#5d4037")
+H1_COLOUR, H0_COLOUR = WIN_COLOUR, LOSS_COLOUR
+
+
+def plot_llr(curves: Sequence[tuple[str, Sequence[float], Verdict | None]],
+             bounds: tuple[float, float], path: Path, title: str) -> None:
+    """Sequential tests' log-likelihood ratios after each pair, between the bounds where H0
+    (below) and H1 (above) are accepted: one line per test (its label, its LLR after each pair
+    counted, its verdict: a dot where it was reached).  Tests of one figure share the bounds."""
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(9, 4.8), layout="constrained")
+    lower, upper = bounds
+    longest = max((len(curve) for _, curve, _ in curves), default=0)
+    ax.axhline(upper, color=H1_COLOUR, linestyle="--", linewidth=1.2,
+               label=f"H1 accepted at {upper:+.2f}: stronger")
+    ax.axhline(lower, color=H0_COLOUR, linestyle="--", linewidth=1.2,
+               label=f"H0 accepted at {lower:+.2f}: not stronger")
+    ax.axhline(0.0, color="black", linewidth=0.6, alpha=0.4)
+    for n, (label, curve, verdict) in enumerate(curves):
+        colour = LLR_COLOURS[n % len(LLR_COLOURS)]
+        pairs = range(1, len(curve) + 1)
+        ax.plot(pairs, curve, color=colour, linewidth=1.5,
+                label=f"{label}: {verdict_short(verdict)} after {len(curve):,} pairs")
+        if curve and verdict in (Verdict.H0, Verdict.H1):
+            ax.plot([len(curve)], [curve[-1]], "o", color=colour, markersize=6)
+    ax.set_xlim(0, max(longest, 1) * 1.02)
+    values = [v for _, curve, _ in curves for v in curve]
+    margin = 0.15 * (upper - lower)
+    ax.set_ylim(min([lower, *values]) - margin, max([upper, *values]) + margin)
+    ax.set_xlabel("pairs of games counted (the same opening, each player with each colour)")
+    ax.set_ylabel("log-likelihood ratio (H1 against H0)")
+    integer_ticks(ax.xaxis)
+    ax.grid(alpha=0.3)
+    ax.set_title(title, fontsize="medium")
+    legend_below(fig, ax)
     _save(fig, path)

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 
 from arena.match import PlayedGame, play_game
 from batch import BatchExecutor, default_workers, open_executor, worker_state
-from board import Board
+from board import Board, moves_to_string
 from ecosystems.players import Spec, build_player, is_ours, is_outside
 from engine.players import Player
 from outside import end_game
@@ -58,7 +58,9 @@ class TournamentPlan:
     ``opening_plies`` random moves open each pair of games (the same opening with each
     starter), 0 for games from the empty board; with ``every_opening`` the pairs play every
     opening of that many plies in turn instead (``all_openings``), so ``games`` is twice their
-    number.
+    number.  ``openings`` (0-based columns, each an even number of them) is a suite instead:
+    the k-th pair of games opens with its k-th opening, from the first again after the last
+    (``agent.py sprt``'s, ``arena.openings``).
     """
 
     specs: tuple[Spec, ...]
@@ -69,6 +71,7 @@ class TournamentPlan:
     solver: SolverSettings = field(default_factory=SolverSettings)
     opening_plies: int = 0
     every_opening: bool = False
+    openings: tuple[tuple[int, ...], ...] = ()
 
     @property
     def pairings(self) -> list[tuple[int, int]]:
@@ -117,6 +120,7 @@ def make_plan(
     *,
     opening_plies: int = 0,
     every_opening: bool = False,
+    openings: Sequence[tuple[int, ...]] = (),
 ) -> TournamentPlan:
     """Check the request and name the players (a repeated spec gets ``#2``, ``#3``...).
 
@@ -141,6 +145,12 @@ def make_plan(
         if games != needed:
             raise UsageError(f"every opening of {opening_plies} plies, once with each starter, "
                              f"is {needed} games per pairing, not {games}")
+    if openings and (opening_plies or every_opening):
+        raise UsageError("a suite of openings replaces random ones: not both")
+    for opening in openings:
+        if len(opening) % 2:
+            raise UsageError(f"the opening {moves_to_string(opening)} has an odd number of"
+                             " moves: the first player of a game moves first from it")
     if seed is None:
         seed = random.SystemRandom().randrange(2**31)
     for spec in specs:
@@ -154,7 +164,8 @@ def make_plan(
         repeated = totals[spec.label] > 1
         labels.append(f"{spec.label}#{seen[spec.label]}" if repeated else spec.label)
     return TournamentPlan(tuple(specs), tuple(labels), games, seed, agent or AgentSettings(),
-                          solver or SolverSettings(), opening_plies, every_opening)
+                          solver or SolverSettings(), opening_plies, every_opening,
+                          tuple(tuple(opening) for opening in openings))
 
 
 def starts(games: int) -> tuple[int, int]:
@@ -205,23 +216,34 @@ def plan_tasks(plan: TournamentPlan) -> list[GameTask]:
     Within a pairing the starter alternates, the earlier-listed player starting the even
     games, so an even N gives each side N/2 starts.  With ``opening_plies``, games 2k and
     2k + 1 of a pairing share one random opening, each player starting from it once; with
-    ``every_opening``, games 2k and 2k + 1 share the k-th of ``all_openings``.
+    ``every_opening``, games 2k and 2k + 1 share the k-th of ``all_openings``; with a suite
+    of ``openings``, its k-th (``game_task``).
     """
     tasks: list[GameTask] = []
     every = all_openings(plan.opening_plies) if plan.every_opening else []
     for game in range(plan.games):
-        for number, (a, b) in enumerate(plan.pairings):
-            first, second = (a, b) if game % 2 == 0 else (b, a)
-            seeds = (derive_seed(plan.seed, number, game, first),
-                     derive_seed(plan.seed, number, game, second))
-            opening: tuple[int, ...] = ()
-            if every:
-                opening = every[game // 2]
-            elif plan.opening_plies:
-                rng = random.Random(derive_seed(plan.seed, number, game // 2, _OPENING))
-                opening = random_opening(rng, plan.opening_plies)
-            tasks.append(GameTask(len(tasks), number, a, b, game, first, seeds, opening))
+        for number in range(len(plan.pairings)):
+            tasks.append(game_task(plan, len(tasks), number, game, every))
     return tasks
+
+
+def game_task(plan: TournamentPlan, index: int, number: int, game: int,
+              every: Sequence[tuple[int, ...]] = ()) -> GameTask:
+    """Game ``game`` of pairing ``number``, task ``index`` of the plan (``every``: the plan's
+    ``all_openings`` when it plays every opening)."""
+    a, b = plan.pairings[number]
+    first, second = (a, b) if game % 2 == 0 else (b, a)
+    seeds = (derive_seed(plan.seed, number, game, first),
+             derive_seed(plan.seed, number, game, second))
+    opening: tuple[int, ...] = ()
+    if every:
+        opening = tuple(every[game // 2])
+    elif plan.openings:
+        opening = plan.openings[game // 2 % len(plan.openings)]
+    elif plan.opening_plies:
+        rng = random.Random(derive_seed(plan.seed, number, game // 2, _OPENING))
+        opening = random_opening(rng, plan.opening_plies)
+    return GameTask(index, number, a, b, game, first, seeds, opening)
 
 
 # --- the worker side --------------------------------------------------------------------------
@@ -337,6 +359,7 @@ __all__ = [
     "TournamentPlan",
     "all_openings",
     "derive_seed",
+    "game_task",
     "make_plan",
     "plan_tasks",
     "play_task",

@@ -3,8 +3,8 @@
 Runs the measurements a course report needs (``reporting.measure``) and writes ``DIR/report.md``
 with its figures (``reporting.document``).  The time per move is ``agent.seconds_per_move`` of
 the config unless ``--time`` says otherwise; ``--quick`` (0.3 s per move, fewer games and
-positions) finishes within a few minutes on a two-core machine (1.7 min measured), the full
-report within about thirty.
+positions) finishes within a few minutes on a two-core machine (2.6 min measured), the full
+report within about fifteen (15.5 min measured).
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from reporting.document import Measured, write
 from reporting.measure import (
     OPPONENTS,
     POSITIONS,
-    compare_heuristics,
+    compare_evaluations,
     correctness,
     depth_and_speed,
     measuring,
@@ -64,8 +64,15 @@ class Plan:
     games: int  # per opponent, each side starting half
     budgets: tuple[float, ...]
     positions: tuple[str, ...]
-    heuristic_games: int  # per pairing of evaluations
     correctness_seconds: float  # to prove one position
+    sprt_seconds: float  # per move, in the tests of the evaluations
+    sprt_pairs: int  # at most, in each test of an evaluation
+
+
+# The evaluations are compared by sequential tests of hundreds of games: at a short time per
+# move (at most this, or the report's own when shorter), to at most this many pairs each.
+SPRT_SECONDS = 0.1
+QUICK_SPRT_PAIRS, FULL_SPRT_PAIRS = 20, 300
 
 
 QUICK_GAMES, FULL_GAMES = 6, 10
@@ -99,10 +106,12 @@ def plan_for(options: ReportOptions, configured_seconds: float) -> Plan:
     # Both plans measure depth at the budgets the assignment asks about, 0.1 s ... 3 s; quick
     # on fewer positions (8 at 3 s: 24 s at most, a fraction of its five minutes).
     if options.quick:
-        return Plan(options.time or QUICK_SECONDS, options.games or QUICK_GAMES, BUDGETS,
-                    POSITIONS[:8], 4, 0.6)
-    return Plan(options.time or configured_seconds, options.games or FULL_GAMES, BUDGETS,
-                POSITIONS, 6, 2.0)
+        seconds = options.time or QUICK_SECONDS
+        return Plan(seconds, options.games or QUICK_GAMES, BUDGETS, POSITIONS[:8], 0.6,
+                    min(seconds, SPRT_SECONDS), QUICK_SPRT_PAIRS)
+    seconds = options.time or configured_seconds
+    return Plan(seconds, options.games or FULL_GAMES, BUDGETS, POSITIONS, 2.0,
+                min(seconds, SPRT_SECONDS), FULL_SPRT_PAIRS)
 
 
 def _command(options: ReportOptions, seed: int, config: str | None) -> str:
@@ -156,15 +165,17 @@ def report_command(options: ReportOptions, context: Context) -> int:
         with progress(len(moves), "moves checked by the solver") as advance:
             checks = correctness(moves, plan.correctness_seconds, solver.table_bits, executor,
                                  advance)
-        heuristics = None
-        if len(HEURISTICS) > 1 and measured_player.course is not None:
-            pairings = len(HEURISTICS) * (len(HEURISTICS) - 1) // 2
-            with progress(plan.heuristic_games * pairings, "evaluations compared") as advance:
-                heuristics = compare_heuristics(agent, solver, HEURISTICS, plan.seconds,
-                                                plan.heuristic_games, seed, executor, advance)
+        evaluations = None
+        others = [name for name in HEURISTICS if name != agent.heuristic]
+        if others and measured_player.course is not None:
+            with progress(plan.sprt_pairs * len(others), "evaluations compared (pairs)"
+                          ) as advance:
+                evaluations = compare_evaluations(agent, solver, agent.heuristic, others,
+                                                  plan.sprt_seconds, plan.sprt_pairs, seed,
+                                                  executor, advance)
     measured = Measured(_command(options, seed, context.config), plan.seconds, plan.games, seed, workers,
                         agent.min_depth, agent.heuristic, played, budgets, checks,
-                        plan.correctness_seconds, heuristics, time.monotonic() - start,
+                        plan.correctness_seconds, evaluations, time.monotonic() - start,
                         measured_player.label)
     written = write(measured, out)
     print(f"wrote {', '.join(str(p) for p in written)} in {measured.elapsed / 60:.1f} min",

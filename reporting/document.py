@@ -21,14 +21,17 @@ from arena.figures import (
     integer_ticks,
     legend_below,
     plot_depth_per_move,
-    plot_matrix,
+    plot_llr,
     plot_tallies,
     plot_time_per_move,
 )
 from arena.report import game_lengths, ours_series
 from arena.results import OVERRUN_TOLERANCE, Summary
+from arena.sprt import BASE, CANDIDATE, SprtRun
+from commandline import repeat_command
 from engine.games import PlayedMove, Tally
 from engine.players import PlayerSpec
+from rating.sprt import Estimate, Model, Verdict, verdict_short
 from reporting.measure import BudgetPoint, Check, default_player
 
 if TYPE_CHECKING:
@@ -57,7 +60,7 @@ class Measured:
     budgets: list[BudgetPoint] | None  # None: not available for the player (not our search)
     checks: list[Check]
     correctness_seconds: float
-    heuristics: Summary | None
+    evaluations: list[SprtRun] | None  # each other evaluation against the configured one
     elapsed: float
     # The player measured, when ``--player`` named one (its label); None: ours in course mode.
     player: str | None = None
@@ -298,36 +301,6 @@ def plot_correctness(checks: Sequence[Check], seconds: float, path: Path,
     plt.close(fig)
 
 
-def heuristics_text(games: int, scores: Sequence[Sequence[float | None]]) -> tuple[str, bool]:
-    """What ``games`` games per cell can tell, in words, and whether any cell shows a
-    difference beyond chance."""
-    # A game scores 0, 1/2 or 1, of variance at most 1/4 between equals: the 95% interval of a
-    # cell's score around 50%, normal approximation with continuity correction.
-    margin = 1.96 * 0.5 / math.sqrt(games) + 1 / (2 * games)
-    beyond = any(v is not None and abs(v - 0.5) > margin for row in scores for v in row)
-    if margin >= 0.5:
-        return (f"Each cell rests on only {games} games: no result, not even {games} wins out"
-                f" of {games}, is beyond chance with so few, so this matrix shows no difference"
-                " between the evaluations.", False)
-    text = (f"Each cell rests on {games} games: a score shows a difference beyond chance (95%,"
-            f" approximately) only if it is more than {margin:.0%} away from 50%")
-    if not beyond:
-        return text + "; no cell is, so this matrix shows no difference between the evaluations.", False
-    return text + ".", True
-
-
-def _score_matrix(summary: Summary) -> tuple[list[str], list[list[float | None]]]:
-    """The players' scores against each other; the players named by their evaluation."""
-    labels = list(summary.plan.labels)
-    scores: list[list[float | None]] = [[None] * len(labels) for _ in labels]
-    index = {label: i for i, label in enumerate(labels)}
-    for pairing in summary.pairings:
-        a, b = index[pairing.a.player], index[pairing.b.player]
-        scores[a][b] = pairing.a.total.score_rate
-        scores[b][a] = pairing.b.total.score_rate
-    return labels, scores
-
-
 def _tally_line(tally: Tally) -> str:
     return f"{tally.wins}-{tally.draws}-{tally.losses}"
 
@@ -482,35 +455,75 @@ def _write_rest(measured: Measured, out: Path, lines: list[str], written: list[P
               " per position. A move kept the outcome if no other move was better. A second"
               " opinion on any position: `python agent.py analyze MOVES`.*", ""]
 
-    if measured.heuristics is None and measured.player is not None:
+    if measured.evaluations is None and measured.player is not None:
         lines += ["## Evaluations compared", "",
                   NOT_AVAILABLE + ": it compares our engine's evaluations with each other.", ""]
-    if measured.heuristics is not None:
-        labels, scores = _score_matrix(measured.heuristics)
-        names = [(spec.heuristic if isinstance(spec, PlayerSpec) else None) or measured.heuristic
-                 for spec in measured.heuristics.plan.specs]
-        games = measured.heuristics.plan.games
-        chance, differs = heuristics_text(games, scores)
-        plot_matrix(names, scores, games, out / "heuristics.png",
-                    "Evaluations compared, course mode",
-                    None if differs else "too few to show a difference")
-        written.append(out / "heuristics.png")
-        players = ",".join(labels)
-        lines += ["## Evaluations compared", "",
-                  "| evaluation | " + " | ".join(names) + " |",
-                  "|---|" + "---:|" * len(names)]
-        for name, row in zip(names, scores, strict=True):
-            lines.append(f"| {name} | " + " | ".join("-" if v is None else f"{v:.0%}"
-                                                     for v in row) + " |")
-        lines += ["", "![evaluations compared](heuristics.png)", "",
-                  f"*Score (wins + draws / 2, per game) of the row's evaluation against the"
-                  f" column's, both in course mode at {measured.seconds:g} s per move, {games}"
-                  f" games per pairing from random two-move openings, each opening played once"
-                  f" with each colour. {chance} Repeat it (a larger `--games` tells them"
-                  f" apart): `python agent.py tournament --players {players} --games"
-                  f" {games} --opening-plies 2 --seed {measured.seed}`. The full study, 98"
-                  f" games a pairing from every two-ply opening at 0.5 s per move, is"
-                  f" `python bench/heuristic_study.py` (see docs/heuristics.md).*", ""]
+    if measured.evaluations:
+        written += _evaluations_part(measured, measured.evaluations, out, lines)
     (out / "report.md").write_text("\n".join(lines))
     written.append(out / "report.md")
     return written
+
+
+def _evaluations_part(measured: Measured, runs: Sequence[SprtRun], out: Path,
+                      lines: list[str]) -> list[Path]:
+    """The sequential tests of the evaluations: a table, the LLR figure, the verdicts in words
+    (appended to ``lines``)."""
+    first = runs[0].plan
+    sprt = first.sprt
+    base_spec = first.tournament.specs[BASE]
+    assert isinstance(base_spec, PlayerSpec)  # ours, in course mode (reporting.measure)
+    base, seconds = base_spec.heuristic or measured.heuristic, base_spec.seconds
+    names = [_evaluation(run.plan.tournament.specs[CANDIDATE]) for run in runs]
+    plot_llr([(f"{name} against {base}", run.tracker.curve, run.tracker.verdict)
+              for name, run in zip(names, runs, strict=True)], sprt.bounds,
+             out / "evaluations.png",
+             f"Each evaluation against {base}: SPRT, {sprt.describe()}")
+    lines += ["## Evaluations compared", "",
+              f"| evaluation, against `{base}` | verdict | pairs | Elo (95 %) | nElo (95 %) |"
+              " pairs scoring 0, 1/2, 1, 3/2, 2 |",
+              "|---|---|---:|---:|---:|---:|"]
+    for name, run in zip(names, runs, strict=True):
+        tracker = run.tracker
+        elo, nelo = (tracker.estimate(model) for model in (Model.LOGISTIC, Model.NORMALIZED))
+        verdict = verdict_short(tracker.verdict)
+        if tracker.verdict is Verdict.H1:
+            verdict = f"**{verdict}**"
+        lines.append(f"| `{name}` | {verdict} | {tracker.pairs} |"
+                     f" {_interval(elo)} | {_interval(nelo)} |"
+                     f" {' '.join(str(count) for count in tracker.counts)} |")
+    lower, upper = sprt.bounds
+    repeat = repeat_command("sprt", runs[-1].plan.tournament.specs[BASE].label,
+                            runs[-1].plan.tournament.specs[CANDIDATE].label,
+                            max_pairs=runs[-1].plan.max_pairs, seed=measured.seed)
+    lines += ["", "![the sequential tests](evaluations.png)", "",
+              f"*Each evaluation against the configured one, `{base}`, both in course mode at"
+              f" {seconds:g} s per move, by a sequential probability ratio test as chess engines"
+              " are tested (fishtest): pairs of games from the same opening, each evaluation"
+              " once with each colour, the openings positions of 6 discs whose exact value is a"
+              " draw; after each pair the log-likelihood ratio of H1 (the evaluation is"
+              f" {sprt.elo1:g} nElo stronger) against H0 ({sprt.elo0:g} nElo) is computed from the"
+              " pairs' points, and the test stops when it reaches"
+              f" {upper:+.2f} (H1 accepted: stronger) or {lower:+.2f} (H0 accepted: not"
+              f" stronger), chances of a wrong verdict {sprt.alpha:g} and {sprt.beta:g}, or"
+              f" after {first.max_pairs} pairs (no verdict). The lines are each test's"
+              " log-likelihood ratio after each pair. Elo and normalized Elo (nElo: the"
+              " difference in standard deviations of a game's score) with 95 % intervals."
+              f" Repeat a test (here the last; another with its evaluation's name in place of"
+              f" `{names[-1]}`): `{repeat}` (docs/sprt.md).*", "", "The verdicts, in words:", ""]
+    lines += [f"- {run.words}" for run in runs]
+    lines.append("")
+    return [out / "evaluations.png"]
+
+
+def _evaluation(spec: object) -> str:
+    assert isinstance(spec, PlayerSpec) and spec.heuristic is not None
+    return spec.heuristic
+
+
+def _interval(found: Estimate | None) -> str:
+    if found is None:
+        return "-"
+    low, high = (f"{value:+.0f}" if math.isfinite(value) else ("-inf" if value < 0 else "+inf")
+                 for value in (found.low, found.high))
+    return f"{found.elo:+.0f} [{low}, {high}]"

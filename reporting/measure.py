@@ -1,4 +1,4 @@
-"""The measurements of ``agent.py report``: games, time and depth, speed, correctness, heuristics.
+"""The measurements of ``agent.py report``: games, time and depth, speed, correctness, evaluations.
 
 Each function runs one measurement of our agent in course mode (the assignment's algorithm)
 and returns its data; ``reporting.document`` turns them into figures and the report.
@@ -13,8 +13,9 @@ and returns its data; ``reporting.document`` turns them into figures and the rep
   taken from the opening book where it holds the position (any entry gives the outcome) and
   proven by our own exact solver otherwise; what cannot be proven within the time given to a
   position is counted as unproven;
-- ``compare_heuristics``: every heuristic against every other, from random two-move openings
-  with both colours, as a matrix of scores.
+- ``compare_evaluations``: each other evaluation against the configured one, by the
+  sequential test of ``agent.py sprt`` (``arena.sprt``): pairs of games from the balanced
+  openings, each side once with each colour, until the test decides.
 """
 
 from __future__ import annotations
@@ -24,12 +25,15 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from arena.openings import load_openings
 from arena.results import Summary, summarize
+from arena.sprt import SprtRun, make_sprt_plan, play_on, start_run
 from arena.tournament import TournamentGame, make_plan, run_tournament
 from batch import BatchExecutor
 from board import Board
 from ecosystems.players import is_ours, parse_spec
 from engine.referee import judge_move
+from rating.sprt import Sprt
 from settings import AgentSettings, SolverSettings, UsageError, revised
 from solver.book import Book, load_book
 from solver.make_book.worker import worker_solver
@@ -208,13 +212,21 @@ def correctness(moves: Sequence[tuple[str, int, int]], seconds: float, table_bit
     return [check for first in sorted(found) for check in found[first]]
 
 
-def compare_heuristics(agent: AgentSettings, solver: SolverSettings, heuristics: Sequence[str],
-                       seconds: float, games: int, seed: int, executor: BatchExecutor,
-                       advance: Advance) -> Summary:
-    """Every heuristic against every other in course mode, from random two-move openings (the
-    same opening once with each colour)."""
-    specs = [parse_spec(f"ours:{seconds:g}:{name}:course") for name in heuristics]
-    plan = make_plan(specs, games, seed, agent, solver, opening_plies=2)
-    start = time.monotonic()
-    outcomes = run_tournament(plan, executor, lambda _d, _t, _g: advance(1))
-    return summarize(plan, outcomes, workers=executor.slots, elapsed=time.monotonic() - start)
+def compare_evaluations(agent: AgentSettings, solver: SolverSettings, baseline: str,
+                        candidates: Sequence[str], seconds: float, max_pairs: int, seed: int,
+                        executor: BatchExecutor, advance: Advance) -> list[SprtRun]:
+    """Each evaluation of ``candidates`` against ``baseline``, both in course mode at
+    ``seconds`` per move, by ``agent.py sprt``'s test (its default bounds and error rates, the
+    shipped openings), to its verdict or ``max_pairs`` pairs; ``advance`` counts the pairs
+    (the ones a test needed no more of too)."""
+    openings = load_openings()
+    base = parse_spec(f"ours:{seconds:g}:{baseline}:course")
+    runs = []
+    for name in candidates:
+        plan = make_sprt_plan(base, parse_spec(f"ours:{seconds:g}:{name}:course"), Sprt(),
+                              max_pairs, openings, seed, agent, solver)
+        run = start_run(plan)
+        play_on(run, executor, on_pair=lambda _run, _pair: advance(1))
+        advance(max(0, max_pairs - len(run.pairs)))
+        runs.append(run)
+    return runs

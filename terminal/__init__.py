@@ -4,12 +4,15 @@ A leaf like ``settings``: it imports nothing of the project.  ``console(stream)`
 console on ``stream`` that colours only a terminal, and never when ``NO_COLOR`` is set or
 ``TERM=dumb`` (rich's own rules).  ``progress(total, label)`` shows a live bar on a terminal,
 and into a file or a pipe (a benchmark's log) a plain line at every tenth of the way and at
-least once a minute, so logs stay readable.
+least once a minute, so logs stay readable.  ``live_line()`` keeps one status line up to date
+(a sequential test's state after each pair) the same way: in place on a terminal, a line now
+and then into a log.
 """
 
 from __future__ import annotations
 
 import io
+import math
 import os
 import sys
 import time
@@ -94,3 +97,40 @@ def progress(total: int, label: str, *, stream: TextIO | None = None, enabled: b
         out.flush()
 
     yield advance
+
+
+@contextmanager
+def live_line(*, stream: TextIO | None = None, every: float = 10.0) -> Iterator[Callable[[str], None]]:
+    """One status line kept up to date; yields ``show(text)`` to call with its new text.
+
+    On a terminal the line is rewritten in place; into a log (a file, a pipe) it is written as
+    a line of its own at most every ``every`` seconds, and the last text once more at the end
+    if it was not, so a log ends with the final state.
+    """
+    out = stream or sys.stderr
+    on_terminal = getattr(out, "isatty", lambda: False)()
+    last: list[str] = []  # the latest text, and whether a log has it: [text, written]
+    written_at = -math.inf
+
+    def show(text: str) -> None:
+        nonlocal written_at
+        now = time.monotonic()
+        if on_terminal:
+            out.write("\r" + text + "\x1b[K")
+        elif now - written_at >= every:
+            out.write(text + "\n")
+            written_at = now
+        else:
+            last[:] = [text]
+            return
+        last[:] = [text, text]
+        out.flush()
+
+    try:
+        yield show
+    finally:
+        if last and on_terminal:
+            out.write("\n")
+        elif len(last) == 1:  # the final state, not yet in the log
+            out.write(last[0] + "\n")
+        out.flush()

@@ -25,6 +25,7 @@ BAD_INPUT: dict[str, tuple[list[str], str]] = {
     "local": (["local", "--opponent", "nobody"], "unknown player 'nobody'"),
     "serve": (["serve", "--port", "70000"], "--port"),
     "tournament": (["tournament", "--players", "random"], "at least two"),
+    "sprt": (["sprt", "random", "bot:1", "--elo0", "5", "--elo1", "5"], "elo0 must be below elo1"),
     "play": (["play", "--first", "nobody"], "invalid choice"),
     "solve": (["solve", "--table-bits", "3"], "--table-bits"),
     "report": (["report", "--out", "r", "--opponents", "ours"], "our agent"),

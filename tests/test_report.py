@@ -13,7 +13,7 @@ import agent
 from batch import open_executor
 from board import Board
 from reporting.cli import ReportOptions, plan_for
-from reporting.document import _plot_budgets, correctness_text, heuristics_text, plot_correctness
+from reporting.document import _plot_budgets, correctness_text, plot_correctness
 from reporting.measure import BudgetPoint, Check, judge, our_moves, play_opponents
 from settings import AgentSettings, SolverSettings
 from solver import Solver
@@ -138,14 +138,11 @@ def test_quick_and_full_reports_measure_depth_from_a_tenth_to_three_seconds() ->
         assert plan.budgets[0] == 0.1 and plan.budgets[-1] == 3.0
 
 
-def test_the_evaluations_caption_says_what_so_few_games_can_show() -> None:
-    even = [[None, 0.5], [0.5, None]]
-    text, differs = heuristics_text(4, [[None, 1.0], [0.0, None]])
-    assert "only 4 games" in text and "no difference" in text and not differs
-    text, differs = heuristics_text(100, even)
-    assert "100 games" in text and "no difference" in text and not differs
-    text, differs = heuristics_text(100, [[None, 0.8], [0.2, None]])
-    assert "no difference" not in text and differs
+def test_the_evaluations_are_tested_at_a_short_time_per_move() -> None:
+    quick, full = (plan_for(ReportOptions(out="r", quick=q), 3.0) for q in (True, False))
+    assert quick.sprt_seconds == full.sprt_seconds == 0.1
+    assert quick.sprt_pairs < full.sprt_pairs
+    assert plan_for(ReportOptions(out="r", time=0.05), 3.0).sprt_seconds == 0.05
 
 
 def test_our_moves_are_found_in_the_games_with_the_moves_before_them() -> None:
@@ -163,6 +160,7 @@ def test_our_moves_are_found_in_the_games_with_the_moves_before_them() -> None:
 def test_report_writes_its_figures_and_a_report_that_links_them(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("reporting.cli.BUDGETS", (0.1, 0.3))  # 3 s would add 24 s to the test
+    monkeypatch.setattr("reporting.cli.QUICK_SPRT_PAIRS", 3)  # a test's pairs, not its verdict
     out = tmp_path / "report"
     code = agent.main(["report", "--out", str(out), "--quick", "--games", "2", "--time", "0.05",
                        "--seed", "3"])
@@ -170,7 +168,7 @@ def test_report_writes_its_figures_and_a_report_that_links_them(
     text = (out / "report.md").read_text()
     figures = re.findall(r"!\[[^]]*\]\(([^)]+)\)", text)
     assert sorted(figures) == ["correctness.png", "depth_per_move.png", "depth_vs_budget.png",
-                               "heuristics.png", "results.png", "time_per_move.png"]
+                               "evaluations.png", "results.png", "time_per_move.png"]
     for name in figures:
         assert (out / name).read_bytes().startswith(PNG)
     assert "python agent.py report --out" in text and "--seed 3" in text
@@ -188,3 +186,11 @@ def test_report_writes_its_figures_and_a_report_that_links_them(
     assert "'win in 3 moves': its 3rd move from now wins" in text
     assert "the deepening stops once the result is proven" in text
     assert "every game by the discs played when it ended" in text
+    # The evaluations: a sequential test of each other one against the configured one.
+    evaluations = text.split("## Evaluations compared")[1]
+    for name in ("threats", "windows_tuned", "learned"):
+        assert re.search(rf"\| `{name}` \| [^|]+ \| 3 \|", evaluations), evaluations
+    assert "python agent.py sprt ours:0.05:windows5000:course ours:0.05:learned:course" \
+        " --max-pairs 3 --seed 3" in evaluations
+    assert evaluations.count("- No verdict on whether ours:0.05:") + \
+        evaluations.count("- H") == 3
