@@ -14,6 +14,19 @@ from vocabulary import Mode
 if TYPE_CHECKING:
     from engine import Engine
 
+# --- the tiers -------------------------------------------------------------------------------
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test on a Dask cluster (the ``local_cluster`` fixture) is ``cluster``, one in the
+    browser (the modules that drive chromium mark themselves) ``browser``: both are slow."""
+    for item in items:
+        if "local_cluster" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.cluster)
+        if item.get_closest_marker("cluster") or item.get_closest_marker("browser"):
+            item.add_marker(pytest.mark.slow)
+
+
 # --- the settings file of every test --------------------------------------------------------
 
 

@@ -43,6 +43,7 @@ def on_the_pool() -> list[TournamentGame]:
         return run_tournament(fixed_depth_plan(), pool)
 
 
+@pytest.mark.slow
 def test_fixed_depth_players_play_the_same_games_here_on_the_pool_and_on_the_cluster(
         local_cluster: str, on_the_pool: list[TournamentGame]) -> None:
     plan = fixed_depth_plan()
@@ -55,6 +56,7 @@ def test_fixed_depth_players_play_the_same_games_here_on_the_pool_and_on_the_clu
     assert len({tuple(columns) for _, columns, _, _ in played(on_the_pool)}) > 6  # varied
 
 
+@pytest.mark.slow
 def test_a_killed_cluster_worker_loses_no_finished_game(
         local_cluster: str, on_the_pool: list[TournamentGame]) -> None:
     victim = cluster_workers(local_cluster)[0]
@@ -73,6 +75,7 @@ def test_a_killed_cluster_worker_loses_no_finished_game(
     assert victim not in cluster_workers(local_cluster)  # its nanny started a new worker
 
 
+@pytest.mark.slow
 def test_a_killed_pool_worker_loses_no_finished_game(on_the_pool: list[TournamentGame]) -> None:
     others = set(spawned_workers(os.getpid()))  # a LocalCluster's nannies, say
     recorded: list[TournamentGame] = []
@@ -98,6 +101,7 @@ def games_file(out: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in (out / "games.jsonl").read_text().splitlines()]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads processes in /proc")
 def test_ctrl_c_keeps_the_finished_games_and_the_same_command_plays_the_rest(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -125,6 +129,7 @@ def test_ctrl_c_keeps_the_finished_games_and_the_same_command_plays_the_rest(
         [(g["game"], [m["column"] for m in g["moves"]]) for g in games_file(fresh)]
 
 
+@pytest.mark.slow
 def test_a_rerun_takes_the_unfinished_runs_seed_and_refuses_another_plan(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     settings = load_settings(None)

@@ -81,6 +81,7 @@ def test_json_schema(capsys: pytest.CaptureFixture[str]) -> None:
     assert sum(r["wins"] for r in data["overall"]) == sum(r["losses"] for r in data["overall"])
 
 
+@pytest.mark.slow
 def test_out_dir_has_plots_summary_and_records(capsys: pytest.CaptureFixture[str],
                                                tmp_path: Path) -> None:
     out_dir = tmp_path / "report"
@@ -150,6 +151,7 @@ def test_bad_requests_give_one_error_line(capsys: pytest.CaptureFixture[str], ar
     assert len(lines) == 1 and lines[0].startswith("error: ") and message in lines[0]
 
 
+@pytest.mark.slow
 def test_heuristics_compared_with_search_only_players(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "tournament", "--players",
                        "ours:0.02:threats:search,ours:windows5000:d3", "--time", "0.02",
@@ -164,6 +166,7 @@ def test_heuristics_compared_with_search_only_players(capsys: pytest.CaptureFixt
     assert 1 <= shallow["mean_search_depth"] <= 3
 
 
+@pytest.mark.slow
 def test_ours_time_comes_from_the_spec_then_time_then_the_config(
         capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     config = tmp_path / "config.toml"
@@ -186,6 +189,7 @@ def test_ours_time_comes_from_the_spec_then_time_then_the_config(
     assert data["moves"][0]["budget_seconds"] == 0.02 and data["moves"][0]["max_seconds"] < 5
 
 
+@pytest.mark.slow
 def test_tournament_engine_gets_the_solver_settings(capsys: pytest.CaptureFixture[str],
                                                     tmp_path: Path) -> None:
     missing = tmp_path / "no-book.bin"
@@ -202,6 +206,7 @@ def test_tournament_engine_gets_the_solver_settings(capsys: pytest.CaptureFixtur
     assert code == 0
 
 
+@pytest.mark.slow
 def test_odd_games_warn_and_the_summary_says_how_starts_were_split(
         capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     code, _, err = run(capsys, "tournament", "--players", "random,bot:1", "--games", "3",
@@ -227,6 +232,7 @@ def test_out_must_be_a_directory(capsys: pytest.CaptureFixture[str], tmp_path: P
     assert code == 2 and err.startswith("error: --out") and len(err.splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_real_process_bad_spec_no_traceback() -> None:
     result = subprocess.run(
         [sys.executable, str(ROOT / "agent.py"), "tournament", "--players", "ours:x,bot"],
@@ -240,6 +246,7 @@ def test_real_process_bad_spec_no_traceback() -> None:
     ]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads processes in /proc")
 def test_ctrl_c_while_workers_start_stops_quietly() -> None:
     # Ctrl-C at a terminal reaches the whole process group: the parent and every worker.

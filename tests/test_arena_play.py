@@ -143,6 +143,7 @@ def test_human_player_marks_the_reply() -> None:
     assert last_board.rstrip().endswith(" " * 10 + "^")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("mode", "stages"), [("course", "search"),
                                              ("strongest", "book|solver|search")])
 def test_play_has_a_mode_and_says_it_with_each_move(
@@ -164,6 +165,7 @@ def test_bad_time_is_one_error_line(capsys: pytest.CaptureFixture[str]) -> None:
                           "must be a number of seconds in (0, 3600], not 0")
 
 
+@pytest.mark.slow
 def test_real_process_with_piped_input() -> None:
     env = {**os.environ, "NO_COLOR": "1"}
     result = subprocess.run(

@@ -142,6 +142,7 @@ def _dense_moves() -> list[PlayedMove]:
             for ply in range(1, 43) for k in range(6)]
 
 
+@pytest.mark.slow
 def test_legends_cover_no_data_and_depths_tick_on_whole_plies(
         tmp_path: Path, saved_figures: list[Any]) -> None:
     from arena.figures import Series, plot_depth_per_move, plot_time_per_move

@@ -20,6 +20,7 @@ def load_strength() -> ModuleType:
     return module
 
 
+@pytest.mark.slow
 def test_two_games_each_with_a_tiny_budget(tmp_path: Path,
                                            capsys: pytest.CaptureFixture[str]) -> None:
     strength = load_strength()

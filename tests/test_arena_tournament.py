@@ -94,6 +94,7 @@ def test_random_vs_random_totals_add_up() -> None:
     assert all(m.mean_search_depth is None for m in summary.moves)  # no engine, no depth
 
 
+@pytest.mark.slow
 def test_same_seed_same_games_whatever_the_number_of_workers() -> None:
     plan = make_plan(specs("random", "bot:2"), games=6, seed=2024)
     one = run_tournament(plan)
@@ -356,6 +357,7 @@ def test_a_worker_builds_only_the_players_it_plays() -> None:
         assert set(tournament.worker_roster(plan).built) == {0, 1}
 
 
+@pytest.mark.slow
 def test_ours_in_worker_processes() -> None:
     # The real thing: spawned workers build the shipped engine (book, solver, search) and
     # play; the games come back complete, in plan order.
@@ -370,6 +372,7 @@ def test_ours_in_worker_processes() -> None:
     assert set(stats.sources) <= {"book", "solver", "search"}
 
 
+@pytest.mark.slow
 def test_worker_processes_get_the_solver_settings(tmp_path: Path) -> None:
     # A book that is not there: the workers' engines fail to build, and the parent gets the
     # error itself (a one-line user error for agent.py), not a broken pool.
@@ -380,6 +383,7 @@ def test_worker_processes_get_the_solver_settings(tmp_path: Path) -> None:
         run_tournament(plan, pool)
 
 
+@pytest.mark.slow
 def test_seed_player_searches_depth_5_and_takes_the_leftmost_best_column() -> None:
     # After 2676 the depth-5 values tie between two columns; depths 4 and 6 prefer others,
     # so a player searching another depth, or breaking ties otherwise, plays differently.

@@ -33,6 +33,7 @@ def executor(request: pytest.FixtureRequest) -> Iterator[BatchExecutor]:
         yield opened
 
 
+@pytest.mark.slow
 def test_every_task_runs_once_and_comes_back(executor: BatchExecutor) -> None:
     back: list[int] = []
     items = [(0.01, value) for value in range(12)]
@@ -48,6 +49,7 @@ def test_nothing_is_sent_after_the_stop_time(executor: BatchExecutor) -> None:
     assert not done and back == []
 
 
+@pytest.mark.slow
 def test_a_tasks_error_reaches_the_caller(executor: BatchExecutor) -> None:
     with pytest.raises(ValueError, match="task 3 failed"):
         executor.run(fail, [(3,)], lambda args, result: None)
@@ -63,6 +65,7 @@ def test_a_ctrl_c_dropped_inside_a_finalizer_still_stops_the_run() -> None:
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["pool", "cluster"])
 def test_ctrl_c_hands_over_the_tasks_running_and_sends_no_more(
         kind: str, request: pytest.FixtureRequest) -> None:
@@ -84,6 +87,7 @@ def test_ctrl_c_hands_over_the_tasks_running_and_sends_no_more(
     assert max(back) < 1 + 3  # the first tasks sent: none was sent after the Ctrl-C
 
 
+@pytest.mark.slow
 def test_a_ctrl_c_while_a_result_is_kept_waits_until_it_is_kept_whole(
         executor: BatchExecutor) -> None:
     halves: list[tuple[int, str]] = []
@@ -104,6 +108,7 @@ def test_a_ctrl_c_while_a_result_is_kept_waits_until_it_is_kept_whole(
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 
+@pytest.mark.slow
 def test_a_killed_pool_worker_loses_nothing_and_the_run_completes() -> None:
     back: list[tuple[int, int]] = []
 
@@ -118,6 +123,7 @@ def test_a_killed_pool_worker_loses_nothing_and_the_run_completes() -> None:
     assert len({pid for _, pid in back}) > 2  # the later tasks ran in a new pool
 
 
+@pytest.mark.slow
 def test_workers_dying_again_and_again_stop_the_run_in_one_line() -> None:
     with open_executor(2) as pool, pytest.raises(WorkerLost) as raised:
         # os._exit, a builtin: a worker needs to import nothing to run it (and die)
@@ -127,6 +133,7 @@ def test_workers_dying_again_and_again_stop_the_run_in_one_line() -> None:
     assert isinstance(raised.value, UsageError)  # agent.py prints it as one line
 
 
+@pytest.mark.slow
 def test_a_killed_cluster_worker_loses_nothing_and_the_run_completes(local_cluster: str) -> None:
     victim = cluster_workers(local_cluster)[0]
     back: list[tuple[int, int]] = []
@@ -146,6 +153,7 @@ def test_a_killed_cluster_worker_loses_nothing_and_the_run_completes(local_clust
     ("nonsense", "missing port number in address 'nonsense'"),
     ("udp://127.0.0.1:8786", "unknown address scheme 'udp'"),
 ])
+@pytest.mark.slow
 def test_a_scheduler_address_that_cannot_work_is_one_line(address: str, reason: str) -> None:
     distributed = pytest.importorskip("distributed")
     with pytest.raises(UsageError) as raised, open_executor(scheduler=address):
@@ -215,6 +223,7 @@ def _commands(out: Path) -> dict[str, tuple[Callable[[list[str]], int], list[str
     }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", ["tournament", "study", "label", "book"])
 def test_every_batch_command_refuses_a_scheduler_it_cannot_use_in_one_line(
         command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

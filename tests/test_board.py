@@ -47,6 +47,7 @@ def test_perft_matches_naive_grid_in_random_positions() -> None:
     assert differing > 0  # the sample reaches full columns and finished games
 
 
+@pytest.mark.slow
 def test_win_detection_matches_naive_grid_over_random_games() -> None:
     rng = random.Random(1)
     wins = draws = 0

@@ -87,6 +87,7 @@ def _pons_lines(name: str, count: int) -> list[tuple[str, int]]:
     return [(moves, int(score)) for moves, score in picked]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("name", "count"), [("Test_L3_R1", 6), ("Test_L2_R1", 6),
                                              ("Test_L1_R1", 4)])
 def test_verdicts_agree_with_pons_scores(url: str, name: str, count: int) -> None:
@@ -115,6 +116,7 @@ def test_verdicts_agree_with_pons_scores(url: str, name: str, count: int) -> Non
                 assert column["moves_to_end"] == said.moves
 
 
+@pytest.mark.slow
 def test_the_words_say_the_side_to_moves_moves(url: str) -> None:
     # "4455": X completes four with its 2nd move from now (Pons' +18), in column 3.
     view = ok(url, "api/analyze", moves="4455", seconds=2, parts="columns")
@@ -218,6 +220,7 @@ def test_bad_input_gets_400_with_one_sentence(url: str, path: str, params: dict[
     assert message.endswith(".") and "\n" not in message and len(message) < 300
 
 
+@pytest.mark.slow
 def test_nothing_a_browser_sends_gets_a_5xx(url: str) -> None:
     rng = random.Random(9)
     alphabet = "0123456789.-,:;[]{}\"' %&=?/\\abcxyz\u00e9\u4e2d\x00\uff14\u0664_"
@@ -237,6 +240,7 @@ def test_nothing_a_browser_sends_gets_a_5xx(url: str) -> None:
 # --- concurrency and cancellation -------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_several_clients_are_served_at_once(url: str) -> None:
     positions = ["", "4", "44", "4453", "3344", "4455", "71255763773", "444"]
     replies: dict[str, dict[str, Any]] = {}
@@ -255,6 +259,7 @@ def test_several_clients_are_served_at_once(url: str) -> None:
         assert view["moves"] == moves and view["search"]["column"] in Board.from_moves(moves).legal_moves()
 
 
+@pytest.mark.slow
 def test_a_newer_request_from_the_same_page_cancels_the_analysis_in_flight(url: str) -> None:
     results: dict[str, tuple[int, float]] = {}
 
@@ -278,6 +283,7 @@ def test_a_newer_request_from_the_same_page_cancels_the_analysis_in_flight(url: 
     assert results["other"][0] == 200 and results["other"][1] >= 4.9
 
 
+@pytest.mark.slow
 def test_a_new_position_cancels_the_proofs_in_flight_but_not_a_review(url: str) -> None:
     results: dict[str, int] = {}
 
@@ -424,6 +430,7 @@ def test_a_game_of_the_local_server_and_a_game_of_the_page_can_be_reviewed(
     assert [p["ours"] for p in page_game["plies"]] == [False, True, False, True]
 
 
+@pytest.mark.slow
 def test_the_server_games_cannot_be_opened_without_a_database(games: dict[str, Any]) -> None:
     with running_board(games["record"], None, analysts=1) as base:
         listing = ok(base, "api/games")
@@ -432,6 +439,7 @@ def test_the_server_games_cannot_be_opened_without_a_database(games: dict[str, A
         assert reply.status_code == 400 and "no local server database" in reply.json()["error"]
 
 
+@pytest.mark.slow
 def test_files_that_are_not_what_they_should_be_are_refused_not_served_as_errors(
         games: dict[str, Any], tmp_path: Path) -> None:
     # The record and the server's database swapped: each is a database, but not the one meant.
@@ -449,6 +457,7 @@ def test_files_that_are_not_what_they_should_be_are_refused_not_served_as_errors
             assert reply.status_code == 400 and "cannot be read" in reply.json()["error"]
 
 
+@pytest.mark.slow
 def test_the_filters_see_every_game_and_the_list_says_how_many_matched(tmp_path: Path) -> None:
     from analysisboard.games import MAX_LISTED
 
@@ -467,6 +476,7 @@ def test_the_filters_see_every_game_and_the_list_says_how_many_matched(tmp_path:
         assert winter["total"] == 100 and sorted(g["id"] for g in winter["games"]) == ids[:100]
 
 
+@pytest.mark.slow
 def test_too_many_waiting_requests_are_told_at_once_that_the_board_is_busy(
         games: dict[str, Any]) -> None:
     from analysisboard.analysts import MAX_WAITING

@@ -37,11 +37,11 @@ ENGINE = Path(__file__).resolve().parent / "data" / "outside" / "engine.py"
 PROGRAM = f'program:"{sys.executable} {ENGINE}"'
 ILLEGAL = f'program:"{sys.executable} {ENGINE} --misbehave illegal"'
 
-pytestmark = pytest.mark.skipif(
+pytestmark = [pytest.mark.browser, pytest.mark.skipif(
     not (CHROMIUM.exists() and CHROMEDRIVER.exists()),
     reason="no headless browser: /usr/bin/chromium or /usr/bin/chromedriver is missing"
            " (apt-get install -y chromium chromium-driver)",
-)
+)]
 
 if CHROMIUM.exists() and CHROMEDRIVER.exists():
     from selenium import webdriver
@@ -126,6 +126,7 @@ def open_page(driver: WebDriver, url: str, moves: str) -> None:
     wait_for(lambda: body_data(driver, "verdicts") == moves, f"the verdicts of {moves!r}")
 
 
+@pytest.mark.slow
 def test_clicking_a_column_updates_the_verdict_row(browser: WebDriver, board: dict[str, Any]) -> None:
     url = board["url"]
     open_page(browser, url, "4453")
@@ -152,6 +153,7 @@ def test_clicking_a_column_updates_the_verdict_row(browser: WebDriver, board: di
                for c in classes)
 
 
+@pytest.mark.slow
 def test_keys_pressed_quickly_are_all_played_in_order(browser: WebDriver,
                                                      board: dict[str, Any]) -> None:
     open_page(browser, board["url"], "4")
@@ -165,6 +167,7 @@ def test_keys_pressed_quickly_are_all_played_in_order(browser: WebDriver,
     assert browser.current_url.endswith("?moves=44")
 
 
+@pytest.mark.slow
 def test_the_keyboard_keeps_its_column_after_a_move(browser: WebDriver,
                                                     board: dict[str, Any]) -> None:
     open_page(browser, board["url"], "")
@@ -178,6 +181,7 @@ def test_the_keyboard_keeps_its_column_after_a_move(browser: WebDriver,
     wait_for(lambda: body_data(browser, "verdicts") == "33", "the second disc, from the keyboard")
 
 
+@pytest.mark.slow
 def test_a_bad_address_shows_why_and_an_empty_board(browser: WebDriver,
                                                     board: dict[str, Any]) -> None:
     for address in ("?moves=44x", "?review=record:999"):
@@ -190,6 +194,7 @@ def test_a_bad_address_shows_why_and_an_empty_board(browser: WebDriver,
     wait_for(lambda: body_data(browser, "verdicts") == "4", "a move on the empty board")
 
 
+@pytest.mark.slow
 def test_a_server_state_and_a_move_string_load_positions(browser: WebDriver,
                                                         board: dict[str, Any]) -> None:
     open_page(browser, board["url"], "")
@@ -211,6 +216,7 @@ def test_a_server_state_and_a_move_string_load_positions(browser: WebDriver,
     assert "move 3 is 'x'" in error
 
 
+@pytest.mark.slow
 def test_a_whole_game_against_the_agent(browser: WebDriver, board: dict[str, Any]) -> None:
     open_page(browser, board["url"], "")
     browser.find_element(By.ID, "tab-play").click()
@@ -257,6 +263,7 @@ def agent_lines(driver: WebDriver) -> list[str]:
     return [item.text for item in driver.find_elements(By.CSS_SELECTOR, "#play-log li")]
 
 
+@pytest.mark.slow
 def test_a_move_against_a_listed_program(browser: WebDriver, board: dict[str, Any]) -> None:
     start_against(browser, board["url"], PROGRAM)
     assert agent_lines(browser)[0] == f"You are X (first, ✕), {PROGRAM} O (second, ◯)."
@@ -270,6 +277,7 @@ def test_a_move_against_a_listed_program(browser: WebDriver, board: dict[str, An
     assert body_data(browser, "gameOver") is None
 
 
+@pytest.mark.slow
 def test_a_misbehaving_program_loses_on_the_page(browser: WebDriver,
                                                  board: dict[str, Any]) -> None:
     start_against(browser, board["url"], ILLEGAL)
@@ -285,6 +293,7 @@ def test_a_misbehaving_program_loses_on_the_page(browser: WebDriver,
     assert not browser.find_element(By.ID, "error").is_displayed()  # no server error
 
 
+@pytest.mark.slow
 def test_the_review_steps_to_the_first_losing_move(browser: WebDriver,
                                                   board: dict[str, Any]) -> None:
     open_page(browser, board["url"], "")
@@ -315,6 +324,7 @@ def test_the_review_steps_to_the_first_losing_move(browser: WebDriver,
     assert "lost the outcome" in browser.find_element(By.ID, "review-move").text
 
 
+@pytest.mark.slow
 def test_saving_a_diagram(browser: WebDriver, board: dict[str, Any]) -> None:
     open_page(browser, board["url"], "4453")
     downloads = board["folder"] / "downloads"

@@ -82,6 +82,7 @@ def test_board_refuses_a_bad_player_list_before_it_starts(capsys: pytest.Capture
     assert err.startswith("error: ") and message in err and err.count("\n") == 1
 
 
+@pytest.mark.slow
 def test_board_serves_the_page_until_ctrl_c(tmp_path: Path) -> None:
     config = tmp_path / "config.toml"
     config.write_text('[record]\npath = "mine.sqlite3"\n[board]\nanalysts = 1\n')

@@ -113,6 +113,7 @@ def test_a_whole_game_against_the_course_bot(board: dict[str, Any]) -> None:
     (CRASH, FaultKind.CRASHED, "status 3"),
     (ILLEGAL, FaultKind.ILLEGAL, "(answered 9: out of range 1-7)"),
 ])
+@pytest.mark.slow
 def test_a_misbehaving_program_loses_with_its_reason_and_its_process_ends(
         board: dict[str, Any], spec: str, kind: FaultKind, words: str) -> None:
     url, page = board["url"], f"fault-{kind.value}"
@@ -152,6 +153,7 @@ def test_our_engine_still_plays_in_its_modes(board: dict[str, Any]) -> None:
     assert answer["column"] in range(7) and answer["mode"] == "course"
 
 
+@pytest.mark.slow
 def test_a_board_without_players_refuses_every_player(tmp_path: Path) -> None:
     with running_board(tmp_path / "games.sqlite3", analysts=1) as url:
         assert requests.get(url + "api/players", timeout=30).json() == {"players": []}
@@ -233,6 +235,7 @@ def test_a_connectx_file_plays_and_its_kaggle_fault_is_its_loss() -> None:
     assert matches.games == 0
 
 
+@pytest.mark.slow
 def test_no_room_is_taken_from_a_game_in_a_move() -> None:
     matches = Matches(listed_players(LATE), max_games=1)
     try:

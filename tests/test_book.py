@@ -164,6 +164,7 @@ def test_a_payload_not_of_its_count_is_refused(tmp_path: Path, extra: int, messa
         read_book(path)
 
 
+@pytest.mark.slow
 def test_the_shipped_book_is_read_without_a_copy_of_its_payload() -> None:
     """The payload (11 bytes a position) is inflated into the entries (8 bytes) and 3 bytes a
     position, not held whole beside them: reading peaks below twice the entries' size (a
@@ -299,6 +300,7 @@ def _has_four(discs: np.ndarray) -> np.ndarray:
     return found
 
 
+@pytest.mark.slow
 def test_shipped_book_entries_are_legal_positions_with_legal_moves(shipped: Book) -> None:
     # Millions of entries: checked as arrays (a Board per entry took a minute).
     position, mask, discs = _decoded(shipped.keys)
@@ -312,6 +314,7 @@ def test_shipped_book_entries_are_legal_positions_with_legal_moves(shipped: Book
     assert (shipped.exact.astype(bool) | (scores == 1)).all()
 
 
+@pytest.mark.slow
 def test_shipped_book_covers_the_first_players_early_positions(shipped: Book) -> None:
     """Every position the agent reaches as first player up to the full plies is in the book."""
     full = json.loads(SUMMARY_PATH.read_text())["path"]["first_full"]
@@ -328,6 +331,7 @@ def test_shipped_book_covers_the_first_players_early_positions(shipped: Book) ->
         level = following
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("exact", [True, False])
 def test_shipped_book_agrees_with_the_solver_on_a_sample(shipped: Book, exact: bool) -> None:
     """Deep entries only (the early ones take the solver minutes), exact ones (the agent's
@@ -409,6 +413,7 @@ def _outcome_after(book: Book, board: Board, col: int) -> int:
     return -found.outcome
 
 
+@pytest.mark.slow
 def test_shipped_book_has_every_position_of_its_complete_layers(shipped: Book) -> None:
     """Every position any play reaches with at most ``complete_discs`` discs: all of them up to
     7 discs, and those of 3,000 random games at the last layer."""

@@ -13,11 +13,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.helpers import SCRATCH_OWN, checkout_snapshot
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@pytest.mark.slow
 def test_practice_in_a_scratch_checkout_writes_only_there(tmp_path: Path) -> None:
     scratch = tmp_path / "checkout"
     scratch.mkdir()

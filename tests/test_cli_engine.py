@@ -119,6 +119,7 @@ def test_no_arguments_prints_help_and_exits_2(capsys: pytest.CaptureFixture[str]
     assert code == 2 and "usage:" in out  # a usage mistake (ExitStatus.USAGE), not a failure
 
 
+@pytest.mark.slow
 def test_fresh_process_answers_without_traceback() -> None:
     proc = subprocess.run(
         [sys.executable, str(ROOT / "agent.py"), "move", "9"], capture_output=True, text=True
@@ -205,6 +206,7 @@ def test_a_mistyped_option_is_one_line_naming_the_command(capsys: pytest.Capture
                    " lists the options)\n")
 
 
+@pytest.mark.slow
 def test_solve_into_a_closed_pipe_ends_quietly() -> None:
     lines = (ROOT / "tests/data/pons/Test_L3_R1").read_text()
     result = subprocess.run(f"{sys.executable} agent.py solve | head -1", shell=True, cwd=ROOT,

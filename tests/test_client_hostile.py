@@ -116,6 +116,7 @@ def free_url() -> str:
         return f"http://127.0.0.1:{sock.getsockname()[1]}/api/"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", CASES, ids=[case.name for case in CASES])
 def test_online_against_a_misbehaving_server(case: Case, tmp_path: Path,
                                              capsys: pytest.CaptureFixture[str]) -> None:

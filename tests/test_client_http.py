@@ -166,6 +166,7 @@ def test_the_http_librarys_text_of_a_bad_status_line_is_masked_and_cut(scripted)
     assert KEY[:3] not in text
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fault", ["trickle-close", "trickle-close-unsized", "trickle-http10"])
 def test_a_body_trickled_on_a_closing_connection_is_cut_at_the_deadline(scripted, fault):
     # http.client gives the socket of such a reply to the response and forgets it on the
@@ -240,6 +241,7 @@ def test_a_rejected_move_leaves_a_game_that_the_next_run_resumes(scripted, engin
     assert course.moves_sent().count(-1) == 1  # the game was never given up
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fault", ["drop", "slow", "500", "notjson"])
 def test_a_move_in_doubt_is_not_resent_and_blocks_the_next_run(scripted, engine, tmp_path, fault):
     course, url = scripted

@@ -288,6 +288,7 @@ def online_process(server: LocalCourseServer, tmp_path: Path) -> Iterator[
         proc.wait()
 
 
+@pytest.mark.slow
 def test_one_ctrl_c_in_a_real_run_finishes_the_game_then_exits_130(course_server, tmp_path):
     with course_server(first="student", seed=3) as server:
         held = HeldMove(server, at=3)
@@ -314,6 +315,7 @@ def test_one_ctrl_c_in_a_real_run_finishes_the_game_then_exits_130(course_server
         assert f"move string for `agent.py analyze` (Pons' notation, 1-based): {moves}" in stdout
 
 
+@pytest.mark.slow
 def test_two_ctrl_c_in_a_real_run_stop_at_once(course_server, tmp_path):
     with course_server(first="student", seed=3) as server:
         held = HeldMove(server, at=3)

@@ -41,6 +41,7 @@ def assert_record_matches_server(records: Records, service: CourseService) -> No
     assert ours == theirs
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("first", ["student", "bot"])
 def test_whole_games_against_the_local_server(course_server, engine, tmp_path, first):
     with course_server(first=first, seed=7) as server, Records(tmp_path / "r.sqlite3") as records:
@@ -127,6 +128,7 @@ def run_agent(capsys: Any, *argv: str) -> tuple[int, str, str]:
     return code, captured.out, captured.err
 
 
+@pytest.mark.slow
 def test_online_and_stats_commands(course_server, tmp_path, capsys):
     config = str(write_config(tmp_path))
     with course_server(seed=5) as server:
@@ -144,6 +146,7 @@ def test_online_and_stats_commands(course_server, tmp_path, capsys):
         assert "st*****+te*****" in stats_out  # sorted, as the server stores a group
 
 
+@pytest.mark.slow
 def test_a_closed_stdout_finishes_the_running_game_and_exits_1(course_server, tmp_path):
     """``agent.py online | head``: the reader goes away mid-game; the game is still played out."""
     config = str(write_config(tmp_path))
@@ -172,6 +175,7 @@ def test_a_closed_stdout_finishes_the_running_game_and_exits_1(course_server, tm
             assert_record_matches_server(records, server.service)
 
 
+@pytest.mark.slow
 def test_online_time_sets_the_budget_for_the_run(course_server, tmp_path, capsys):
     config = str(write_config(tmp_path))  # 0.03 s per move in the file
     with course_server(first="student", seed=5) as server:

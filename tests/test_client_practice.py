@@ -14,6 +14,7 @@ import requests
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@pytest.mark.slow
 def test_practice_plays_a_whole_game_over_http_and_stops_its_server(tmp_path: Path) -> None:
     config = tmp_path / "config.toml"  # nothing configured: the shipped placeholders
     config.write_text('[record]\npath = "games.sqlite3"\n')

@@ -103,6 +103,7 @@ def test_a_tls_failure_after_the_move_was_read_leaves_it_in_doubt_and_unsent_aga
         server.close()
 
 
+@pytest.mark.slow
 def test_a_tls_handshake_that_never_ends_sent_nothing_and_may_be_retried(
         tls: ssl.SSLContext) -> None:
     server = TlsServer("no-handshake", tls)
@@ -115,6 +116,7 @@ def test_a_tls_handshake_that_never_ends_sent_nothing_and_may_be_retried(
         server.close()
 
 
+@pytest.mark.slow
 def test_a_name_lookup_outlasting_the_deadline_sent_nothing(
         monkeypatch: pytest.MonkeyPatch) -> None:
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer

@@ -36,6 +36,7 @@ def quiet(line: str) -> None:
     ({"variant": "current", "first": "bot"}, 2),
     ({"variant": "2021"}, 4),
 ])
+@pytest.mark.slow
 def test_whole_games_against_each_variant_are_never_lost(
         course_server: Callable[..., LocalCourseServer], engine: Engine, tmp_path: Path,
         options: dict[str, Any], games: int) -> None:
@@ -52,6 +53,7 @@ def test_whole_games_against_each_variant_are_never_lost(
                for g, o in zip(reversed(recorded), run.outcomes, strict=True))
 
 
+@pytest.mark.slow
 def test_the_2021_server_has_no_stats_and_the_streak_is_counted_from_the_record(
         course_server: Callable[..., LocalCourseServer], engine: Engine, tmp_path: Path) -> None:
     lines: list[str] = []
@@ -70,6 +72,7 @@ def test_the_2021_server_has_no_stats_and_the_streak_is_counted_from_the_record(
     assert lines[-1] == "current streak: 3 by our record (the server keeps no stats)"
 
 
+@pytest.mark.slow
 def test_a_server_whose_streak_never_grows_stops_the_run_with_the_reason(
         course_server: Callable[..., LocalCourseServer], engine: Engine, tmp_path: Path) -> None:
     lines: list[str] = []
@@ -87,6 +90,7 @@ def test_a_server_whose_streak_never_grows_stops_the_run_with_the_reason(
                "(it was 1, it is 1)" in line for line in lines)
 
 
+@pytest.mark.slow
 def test_online_command_exits_3_when_the_streak_cannot_grow(
         course_server: Callable[..., LocalCourseServer], tmp_path: Path,
         capsys: pytest.CaptureFixture[str]) -> None:

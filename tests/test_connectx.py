@@ -116,6 +116,7 @@ def test_a_new_game_is_noticed_from_the_position() -> None:
 
 # --- the submission --------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_the_archive_holds_main_py_and_what_the_agent_imports(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from solver.book import load_book
@@ -150,6 +151,7 @@ def test_the_archive_holds_main_py_and_what_the_agent_imports(
         write_submission(tmp_path, AgentSettings(), SolverSettings(book="my.bin"), None)
 
 
+@pytest.mark.slow
 def test_a_book_too_large_for_the_archive_is_cut_to_the_complete_layers_that_fit(
         tmp_path: Path) -> None:
     from solver.book import load_book, read_book
@@ -221,10 +223,12 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     return data
 
 
+@pytest.mark.slow
 def test_the_archive_plays_with_its_own_packages(played: dict[str, Any]) -> None:
     assert played["board_from"].startswith(played["folder"])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("game", "ours"), [("negamax_first", 0), ("negamax_second", 1),
                                             ("random_first", 0), ("random_second", 1)])
 def test_every_game_is_won_without_an_invalid_action_or_a_timeout(

@@ -86,6 +86,7 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     return code, out, err
 
 
+@pytest.mark.slow
 def test_a_tournament_against_the_other_arenas_bots(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run(capsys, "tournament", "--players",
                          "ours:0.1:course,kaggle:negamax,openspiel:mcts:100", "--games", "2",

@@ -142,6 +142,7 @@ def test_the_solver_stops_at_its_deadline_on_a_clock_driven_by_its_work() -> Non
         assert budget <= solver.clock() - start <= budget * 1.5 + 0.002
 
 
+@pytest.mark.slow
 def test_choose_keeps_to_its_budget_on_an_injected_clock() -> None:
     now = [0.0]
 
@@ -166,6 +167,7 @@ def test_a_damaged_book_stops_the_engine_before_the_game(tmp_path: Path) -> None
         Engine(settings(mode="strongest"), solver=SolverSettings(book=str(bad)))
 
 
+@pytest.mark.slow
 def test_at_the_edge_of_the_book_the_solver_warms_up_on_the_next_position() -> None:
     engine = Engine(settings(mode="strongest"))
     assert engine.book is not None and engine.solver is not None

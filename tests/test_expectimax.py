@@ -74,6 +74,7 @@ def random_positions(count: int, seed: int) -> list[Board]:
     return boards
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("depth", [1, 2, 3])
 def test_the_compiled_value_is_the_reference_expectimax(depth: int) -> None:
     for board in random_positions(40, seed=depth):

@@ -30,6 +30,7 @@ def play_through_env(env: ConnectFourEnv, columns: list[int]) -> list[tuple[floa
     return outcomes
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("make", [ConnectFourEnv, lambda: gym.make(ENV_ID)], ids=["direct", "gym.make"])
 def test_random_games_agree_with_the_board_model(make):
     env = make()

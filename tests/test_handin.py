@@ -135,6 +135,7 @@ def test_its_constants_are_the_projects_defaults() -> None:
         front.heuristic_id("learned")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("jit", ["absent", "disabled"])
 def test_without_numba_it_plays_as_agent_py_move_does(folder: Path, config: Path, jit: str) -> None:
     positions = sample_positions(16, seed=36)
@@ -145,6 +146,7 @@ def test_without_numba_it_plays_as_agent_py_move_does(folder: Path, config: Path
     assert differences(positions[:8], ours, agent_moves(positions[:8], 6, config), nodes=False) == []
 
 
+@pytest.mark.slow
 def test_compiled_it_plays_as_agent_py_move_does(folder: Path, config: Path) -> None:
     """numba compiles the hand-in's copy in its folder (a minute, the first time)."""
     positions = sample_positions(12, seed=37, plies=(4, 30))
@@ -154,6 +156,7 @@ def test_compiled_it_plays_as_agent_py_move_does(folder: Path, config: Path) -> 
                            nodes=depth == 5) == []
 
 
+@pytest.mark.slow
 def test_its_own_tests_pass_without_numba(folder: Path) -> None:
     _, env = handin_command("absent")
     done = subprocess.run([sys.executable, "-c", NO_NUMBA + " import runpy;"
@@ -166,6 +169,7 @@ def test_its_own_tests_pass_without_numba(folder: Path) -> None:
     assert len(passed) == len(tests) >= 7
 
 
+@pytest.mark.slow
 def test_it_plays_the_local_server_over_http(
         folder: Path, course_server: Callable[..., LocalCourseServer]) -> None:
     command, env = handin_command("absent")
@@ -191,6 +195,7 @@ def test_it_plays_the_local_server_over_http(
         assert service.stats(ids, "nyckel")["played"] == 2
 
 
+@pytest.mark.slow
 def test_a_tournament_plays_it_and_a_skeleton_confined_as_outside_programs(
         folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """What ``rate`` plays too: the hand-in by the line protocol (``--line``), and a course

@@ -19,6 +19,7 @@ def test_there_are_69_distinct_windows_of_four_cells() -> None:
     assert all(bin(m).count("1") == 4 for m in masks)
 
 
+@pytest.mark.slow
 def test_windows5000_equals_the_grid_reference_on_random_positions() -> None:
     rng = random.Random(11)
     nonzero = 0
@@ -40,6 +41,7 @@ def test_windows5000_counts_finished_fours_and_the_asymmetric_weights() -> None:
     assert evaluate(board) < -5_000_000
 
 
+@pytest.mark.slow
 def test_threats_equals_the_grid_reference_on_random_positions() -> None:
     rng = random.Random(12)
     for _ in range(1500):

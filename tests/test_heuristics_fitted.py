@@ -93,6 +93,7 @@ def plain_squares(board: Board) -> list[int]:
     return [(group >> slot) & 1 for group in groups for slot in range(SQUARE_SLOTS)]
 
 
+@pytest.mark.slow
 def test_the_compiled_features_are_the_plain_counts() -> None:
     rng = random.Random(12)
     for _ in range(150):
@@ -208,6 +209,7 @@ def test_the_fit_recovers_the_weights_that_made_the_data() -> None:
     assert np.allclose(fit(x, y, epochs=20), true, atol=0.06)
 
 
+@pytest.mark.slow
 def test_labelling_resumes_where_it_stopped_and_trains(tmp_path: Path, capsys:
                                                        pytest.CaptureFixture[str]) -> None:
     whole, parts = tmp_path / "whole.jsonl", tmp_path / "parts.jsonl"
@@ -237,6 +239,7 @@ def test_labelling_resumes_where_it_stopped_and_trains(tmp_path: Path, capsys:
     assert "at least 100" in capsys.readouterr().err and not out.exists()
 
 
+@pytest.mark.slow
 def test_labels_are_the_same_here_on_the_pool_and_on_the_cluster_a_worker_killed(
         tmp_path: Path, local_cluster: str) -> None:
     options: dict[str, Any] = {"games": 8, "seed": 6, "seconds": 30.0,
@@ -260,6 +263,7 @@ def test_labels_are_the_same_here_on_the_pool_and_on_the_cluster_a_worker_killed
     assert read_labels(cluster)[1] == 7
 
 
+@pytest.mark.slow
 def test_labelling_keeps_the_disc_counts_and_the_number_per_game_asked(tmp_path: Path) -> None:
     out = tmp_path / "late.jsonl"
     assert label_main(["--games", "15", "--seed", "3", "--discs", "20-24", "--per-game", "3",
@@ -290,6 +294,7 @@ def test_labelling_refuses_bad_options_before_writing_anything(
     assert not out.exists()
 
 
+@pytest.mark.slow
 def test_training_reads_several_labels_files(tmp_path: Path) -> None:
     data = Path(__file__).resolve().parent.parent / "training" / "data"
     first, second = tmp_path / "a.jsonl", tmp_path / "b.jsonl"

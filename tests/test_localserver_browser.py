@@ -23,10 +23,10 @@ CHROMIUM = Path("/usr/bin/chromium")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
-pytestmark = pytest.mark.skipif(
+pytestmark = [pytest.mark.browser, pytest.mark.skipif(
     not CHROMIUM.exists(),
     reason="no headless browser: /usr/bin/chromium is missing (apt-get install -y chromium)",
-)
+)]
 
 
 def chromium(profile: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -36,6 +36,7 @@ def chromium(profile: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return result
 
 
+@pytest.mark.slow
 def test_the_browser_renders_each_players_record(course_server: Any, tmp_path: Path) -> None:
     rng = random.Random(12)
     with course_server(first="student", seed=3) as server:

@@ -140,6 +140,7 @@ def _lines(stream: IO[str]) -> queue.Queue[str]:
     return lines
 
 
+@pytest.mark.slow
 def test_serve_runs_a_server_with_the_configured_settings(tmp_path: Path) -> None:
     config = tmp_path / "config.toml"
     # The ids are the shipped placeholders; a quick agent for the game the printed command plays.

@@ -154,6 +154,7 @@ BAD_FORMS = [  # (form, the field at fault)
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("form", "field"), BAD_FORMS)
 def test_bad_fields_get_422(course_server: Any, form: dict[str, Any], field: str) -> None:
     with course_server() as server:
@@ -376,6 +377,7 @@ def test_the_listening_socket_says_it_is_tcp() -> None:
         assert sock.proto == socket.IPPROTO_TCP
 
 
+@pytest.mark.slow
 def test_connections_sending_a_request_too_slowly_are_closed(course_server: Any) -> None:
     """Half-sent requests (slowloris) are dropped after the request timeout; the server keeps
     serving everyone else meanwhile."""

@@ -56,6 +56,7 @@ def test_positions_after_lists_every_position_once_up_to_mirror_images() -> None
         assert total == expected
 
 
+@pytest.mark.slow
 def test_positions_after_leaves_out_finished_games() -> None:
     found = positions_after(7)
     assert all(not Board.from_moves(m).is_over() for m in found.values())
@@ -98,6 +99,7 @@ def test_canonical_keys_are_those_of_the_boards_and_refuse_what_is_not_a_game() 
             canonical_keys(["44", bad, "1"])
 
 
+@pytest.mark.slow
 def test_the_book_of_the_layer_below_gives_the_same_records_sooner() -> None:
     """Solved with the shipped book, complete to the layer below, a layer's positions get the
     same outcomes and columns as without it, in fewer nodes: a parent's booked column that leads
@@ -144,6 +146,7 @@ def check_solved(records: dict[int, Record], expected: list[str]) -> None:
             assert after is not None and -after.score == truth.score  # the column keeps it
 
 
+@pytest.mark.slow
 def test_generate_solves_what_the_work_file_lacks_and_then_nothing(tmp_path: Path) -> None:
     work = tmp_path / "work.jsonl"
     missing = prefill(work, 8, 5)
@@ -156,6 +159,7 @@ def test_generate_solves_what_the_work_file_lacks_and_then_nothing(tmp_path: Pat
     assert (again.solved, again.complete) == (0, True)
 
 
+@pytest.mark.slow
 def test_generate_sends_nothing_after_its_stop_time(tmp_path: Path) -> None:
     work = tmp_path / "work.jsonl"
     prefill(work, 8, 3)
@@ -164,6 +168,7 @@ def test_generate_sends_nothing_after_its_stop_time(tmp_path: Path) -> None:
     assert (run.solved, run.complete) == (0, False)
 
 
+@pytest.mark.slow
 def test_ctrl_c_keeps_what_was_solved_and_a_second_run_finishes(tmp_path: Path) -> None:
     work = tmp_path / "work.jsonl"
     missing = prefill(work, 8, 40, seed=2)
@@ -232,6 +237,7 @@ def dask_cluster(tmp_path: Path) -> Iterator[str]:
             proc.wait(timeout=30)
 
 
+@pytest.mark.slow
 def test_layers_run_on_a_dask_cluster(tmp_path: Path, dask_cluster: str) -> None:
     work = tmp_path / "work.jsonl"
     missing = prefill(work, 8, 4, seed=4)
@@ -241,6 +247,7 @@ def test_layers_run_on_a_dask_cluster(tmp_path: Path, dask_cluster: str) -> None
     check_solved(read_records(work), missing)
 
 
+@pytest.mark.slow
 def test_an_unreachable_scheduler_is_one_clear_error(tmp_path: Path,
                                                      capsys: pytest.CaptureFixture[str]) -> None:
     pytest.importorskip("distributed")
@@ -268,6 +275,7 @@ def _children_known(board: Board, solver: Solver, exact: bool) -> Entries:
     return Entries.of(known.items())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("exact", [True, False])
 def test_derive_gives_the_solvers_value_and_a_column_keeping_it(exact: bool) -> None:
     rng = random.Random(5)
@@ -293,6 +301,7 @@ def test_derive_needs_every_child() -> None:
     assert derive(board, Entries.of([])) is None
 
 
+@pytest.mark.slow
 def test_the_build_derives_the_shipped_books_layers_from_its_layer_7(tmp_path: Path) -> None:
     """The shipped book's layer 7 as a solved layer (half of it written through the mirror
     image, some positions twice with a wrong value first): the build reads it back as it was

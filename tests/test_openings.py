@@ -21,6 +21,7 @@ def book() -> Book:
     return load_book()
 
 
+@pytest.mark.slow
 def test_every_opening_is_a_drawn_position_of_six_discs(book: Book) -> None:
     openings = load_openings()
     assert len(openings) > 900  # a test of up to 900 pairs repeats none
@@ -31,6 +32,7 @@ def test_every_opening_is_a_drawn_position_of_six_discs(book: Book) -> None:
         assert entry is not None and entry.exact and entry.score == 0
 
 
+@pytest.mark.slow
 def test_one_of_each_mirror_pair_and_every_one_there_is(book: Book) -> None:
     # Another way to find them than the script's (which reads the book's keys): play every
     # sequence of six columns and ask the book about the position reached.
@@ -45,6 +47,7 @@ def test_one_of_each_mirror_pair_and_every_one_there_is(book: Book) -> None:
     assert set(shipped) == drawn
 
 
+@pytest.mark.slow
 def test_the_file_is_what_its_script_writes(tmp_path: Path, book: Book) -> None:
     out = tmp_path / "suite.txt"
     assert main(["--out", str(out)]) == 0

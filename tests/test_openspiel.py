@@ -85,6 +85,7 @@ def test_bad_observations_and_other_games_are_refused() -> None:
         check_game(pyspiel.load_game("connect_four", {"rows": 5}))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("ours", [0, 1])
 def test_no_loss_against_mcts_with_1000_simulations(game: object, ours: int) -> None:
     from open_spiel.python.algorithms import mcts

@@ -134,6 +134,7 @@ def test_a_program_is_told_the_game_as_a_move_string(tmp_path: Path) -> None:
     ("exits", FaultKind.EXITED, "status 0"),
     ("floods", FaultKind.FLOODED, "MiB"),
 ])
+@pytest.mark.slow
 def test_a_connectx_agent_that_misbehaves_loses_with_its_reason(name: str, kind: FaultKind,
                                                                  words: str) -> None:
     record = game_against_random(connectx(name))
@@ -148,6 +149,7 @@ def test_numpy_ints_are_invalid_as_kaggle_says_why() -> None:
     assert "Kaggle rejects it as an invalid action" in record.detail
 
 
+@pytest.mark.slow
 def test_a_late_connectx_move_is_charged_to_the_overage_then_times_out() -> None:
     # actTimeout 0.2 s, each move 0.5 s: 0.3 s of overage a move; 0.5 s of overage in all
     player = connectx("sleeps", seconds=0.2, game_overage=0.5)
@@ -165,6 +167,7 @@ def test_a_late_connectx_move_is_charged_to_the_overage_then_times_out() -> None
     ("exit", FaultKind.EXITED),
     ("crash", FaultKind.CRASHED),
 ])
+@pytest.mark.slow
 def test_a_program_that_misbehaves_loses_with_its_reason(way: str, kind: FaultKind) -> None:
     record = game_against_random(program(way))
     assert (record.winner, record.reason) == (1, kind.value)
@@ -172,6 +175,7 @@ def test_a_program_that_misbehaves_loses_with_its_reason(way: str, kind: FaultKi
     assert record.detail
 
 
+@pytest.mark.slow
 def test_a_program_that_forks_and_hangs_is_killed_with_its_child() -> None:
     tag = new_tag()
     player = ProgramPlayer(f"{PYTHON} {ENGINE} --misbehave fork-hang --tag {tag}", seconds=0.2)
@@ -198,6 +202,7 @@ def test_a_program_that_cannot_start_loses_its_first_move() -> None:
     assert "could not be started" in record.detail
 
 
+@pytest.mark.slow
 def test_limits_processor_time_and_memory() -> None:
     deadline = time.monotonic() + 60
     busy = Child([PYTHON, "-c", "while True: pass"], limits=Limits(cpu_seconds=1))
@@ -249,6 +254,7 @@ def test_bad_specs_are_one_clear_error(spec: str, words: str) -> None:
 
 # --- a tournament with them -----------------------------------------------------------------
 
+@pytest.mark.slow
 def test_a_tournament_with_misbehaving_agents_completes_and_lists_the_faults() -> None:
     texts = split_specs(f"connectx:{AGENTS / 'good.py'},connectx:{AGENTS / 'raises.py'},"
                         f'program:"{PYTHON} {ENGINE} --misbehave late",'
@@ -273,6 +279,7 @@ def test_a_tournament_with_misbehaving_agents_completes_and_lists_the_faults() -
     assert data["moves"][2]["budget_seconds"] == 0.2
 
 
+@pytest.mark.slow
 def test_the_tournament_command_shows_and_keeps_the_faults(capsys: pytest.CaptureFixture[str],
                                                             tmp_path: Path) -> None:
     players = (f"connectx:{AGENTS / 'numpy_int.py'},"
@@ -290,6 +297,7 @@ def test_the_tournament_command_shows_and_keeps_the_faults(capsys: pytest.Captur
     assert "## Faults" in summary and "numpy.int64" in summary
 
 
+@pytest.mark.slow
 def test_local_games_against_outside_agents(capsys: pytest.CaptureFixture[str],
                                             tmp_path: Path) -> None:
     from client.records import Records
@@ -314,6 +322,7 @@ def test_local_games_against_outside_agents(capsys: pytest.CaptureFixture[str],
     assert len(games) == 3 and games[0].note and "crashed" in games[0].note
 
 
+@pytest.mark.slow
 def test_the_report_plays_outside_opponents() -> None:
     from batch import open_executor
     from reporting.cli import opponents_of
@@ -331,6 +340,7 @@ def test_the_report_plays_outside_opponents() -> None:
     assert raises.overall[1].faults["error"] == 2  # it raises on its second move, every game
 
 
+@pytest.mark.slow
 def test_a_killed_tournament_resumes_without_losing_a_game_and_python_is_used(
         tmp_path: Path) -> None:
     wrapper = tmp_path / "python"

@@ -79,6 +79,7 @@ def stored_games(db: Path) -> list[sqlite3.Row]:
         conn.close()
 
 
+@pytest.mark.slow
 def test_a_skeleton_client_plays_a_program_bot_over_http(tmp_path: Path) -> None:
     tag = new_tag()
     spec = f'program:"{PYTHON} {ENGINE} --tag {tag}":0.2'
@@ -100,6 +101,7 @@ def test_a_skeleton_client_plays_a_program_bot_over_http(tmp_path: Path) -> None
     assert len(listed) == 3 and all(game.opponent.startswith("program:") for game in listed)
 
 
+@pytest.mark.slow
 def test_a_bot_that_crashes_loses_its_game_to_the_student(tmp_path: Path) -> None:
     tag = new_tag()
     spec = f'program:"{PYTHON} {ENGINE} --misbehave crash --tag {tag}":0.2'

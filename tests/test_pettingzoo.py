@@ -76,6 +76,7 @@ def test_every_observation_of_a_real_game_reads_as_the_moves_played() -> None:
         assert len(moves) >= 7
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("ours", ["player_0", "player_1"])
 def test_whole_games_against_a_random_legal_policy_are_won(ours: str) -> None:
     policy = Policy("course", seconds=0.1)

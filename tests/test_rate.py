@@ -74,6 +74,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
             "games": lines(out / GAMES), "json": json.loads((out / "rate.json").read_text())}
 
 
+@pytest.mark.slow
 def test_the_run_writes_the_report_its_figures_and_its_games(run: dict[str, Any]) -> None:
     out = run["out"]
     for name in ("rate.md", "rate.json", "ladder.png", "results.png", "accuracy.png",
@@ -128,6 +129,7 @@ def test_accuracy_counts_every_move_of_the_player_judged_by_the_referee(
     assert costs == sorted(costs, reverse=True) and min(costs) > 0
 
 
+@pytest.mark.slow
 def test_a_rerun_plays_no_finished_game_again_and_goes_on(run: dict[str, Any],
                                                           tmp_path: Path) -> None:
     out = tmp_path / "again"
@@ -150,6 +152,7 @@ def test_a_rerun_plays_no_finished_game_again_and_goes_on(run: dict[str, Any],
     assert [g["game"] for g in more[1:]] == list(range(1, 13))
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not hasattr(os, "killpg"), reason="sends Ctrl-C to a process group")
 def test_ctrl_c_keeps_every_finished_game_and_the_same_command_goes_on(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -50,6 +50,7 @@ def ok(url: str, path: str, **params: Any) -> dict[str, Any]:
     return body
 
 
+@pytest.mark.slow
 def test_the_review_lists_the_rated_games(url: str, run: Path) -> None:
     lines = [json.loads(line) for line in (run / GAMES).read_text().splitlines()][1:]
     listing = ok(url, "api/games", source="rated")
@@ -95,6 +96,7 @@ def test_board_rated_needs_a_run_folder(tmp_path: Path, capsys: pytest.CaptureFi
     assert "holds no games.jsonl" in capsys.readouterr().err
 
 
+@pytest.mark.browser
 @pytest.mark.skipif(not (Path("/usr/bin/chromium").exists()
                          and Path("/usr/bin/chromedriver").exists()),
                     reason="no headless browser: /usr/bin/chromium or /usr/bin/chromedriver")

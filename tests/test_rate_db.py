@@ -59,6 +59,7 @@ def server_db(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, int]:
     return db, games
 
 
+@pytest.mark.slow
 def test_rate_db_rates_the_students_games_against_rungs(
         server_db: tuple[Path, int], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     db, games = server_db
@@ -100,6 +101,7 @@ def test_rate_needs_a_player_or_a_database(capsys: pytest.CaptureFixture[str]) -
     assert "--student goes with --db" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_report_about_a_player_that_is_not_ours(tmp_path: Path) -> None:
     out = tmp_path / "report"
     assert main(["report", "--out", str(out), "--player", "bot:2", "--games", "2", "--quick",
@@ -113,6 +115,7 @@ def test_report_about_a_player_that_is_not_ours(tmp_path: Path) -> None:
     assert not (out / "depth_vs_budget.png").exists()
 
 
+@pytest.mark.slow
 def test_rate_db_of_a_skeleton_client_against_serve_bot(tmp_path: Path) -> None:
     """`agent.py serve --bot bot:1` (a real process) records its bot per game; the course's
     skeleton-style client plays it over HTTP; `rate --db` rates the client against that rung."""

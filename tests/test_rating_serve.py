@@ -62,6 +62,7 @@ def test_the_option_needs_the_database() -> None:
         bots_of_option(LADDER, seconds=0.1)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not LADDER_FILE.exists(), reason="no ladder shipped yet")
 def test_serve_bot_ladder_over_http(tmp_path: Path) -> None:
     ladder = load_ladder()

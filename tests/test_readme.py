@@ -20,7 +20,6 @@ import shlex
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -138,51 +137,81 @@ def stop(servers: list[Background]) -> None:
     servers.clear()
 
 
-def run_all(scratch: Path) -> Iterator[tuple[Line, str]]:
-    """Run the README's lines in order; yield each line with what it printed."""
+@dataclass
+class Shell:
+    """What a person's shell keeps from one README block to the next: the environment (its
+    ``export`` lines), and what ran."""
+
+    scratch: Path
+    env: dict[str, str]
+    before: dict[str, str]  # the checkout's records and tracked files, before any block ran
+    ran: list[str]
+
+
+@pytest.fixture(scope="module")
+def shell(scratch: Path) -> Shell:
     env = {key: value for key, value in os.environ.items() if not key.startswith("EDAP01_")}
+    return Shell(scratch, env, checkout_snapshot(), [])
+
+
+def run_block(block: int, shell: Shell) -> None:
+    """Run one README block's lines in order, as a person would in the shell; the servers it
+    starts run until the block ends."""
     servers: list[Background] = []
-    block = -1
     try:
         for line in readme_lines():
             if line.block != block:
-                stop(servers)
-                block = line.block
+                continue
             if line.argv[:1] == ["export"]:
                 for assignment in line.argv[1:]:
                     name, _, value = assignment.partition("=")
-                    env[name] = value
+                    shell.env[name] = value
                 continue
             if is_install_or_tests(line) or is_ranked(line):
                 continue
             assert line.argv[:1] == ["python"], f"README line not understood: {line.text!r}"
             argv = [sys.executable, *line.argv[1:]]
-            here = {**env, **line.env}
+            here = {**shell.env, **line.env}
             if len(line.argv) > 2 and line.argv[2] in SERVERS:
-                server = start_server(line, argv, here, scratch)
+                server = start_server(line, argv, here, shell.scratch)
                 assert requests.get(server.url, timeout=30).status_code == 200, line.text
                 servers.append(server)
-                yield line, server.url
+                shell.ran.append(line.text)
                 continue
             stdin = PERSON_AT_THE_TERMINAL if line.argv[2:3] == ["play"] else ""
-            done = subprocess.run(argv, cwd=scratch, env=here, input=stdin, capture_output=True,
-                                  text=True, timeout=COMMAND_SECONDS)
+            done = subprocess.run(argv, cwd=shell.scratch, env=here, input=stdin,
+                                  capture_output=True, text=True, timeout=COMMAND_SECONDS)
             printed = done.stdout + done.stderr
             assert done.returncode == 0, f"{line.text!r} exited {done.returncode}:\n{printed[-3000:]}"
             assert "Traceback" not in printed, f"{line.text!r}:\n{printed[-3000:]}"
-            yield line, printed
+            shell.ran.append(line.text)
     finally:
         stop(servers)
 
 
-def test_every_readme_command_runs_as_written(scratch: Path) -> None:
-    before = checkout_snapshot()
-    ran = [line.text for line, _ in run_all(scratch)]
-    assert checkout_snapshot() == before  # written into the scratch checkout, never here
+def block_ids() -> list[str]:
+    """A test id per README block: its number and its first command."""
+    ids = []
+    for number, block in enumerate(blocks(README.read_text())):
+        words = [word.strip('"') for word in (block[0].split()[:3] if block else ["empty"])]
+        ids.append(f"{number}-{'-'.join(words)}")
+    return ids
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("block", range(len(block_ids())), ids=block_ids())
+def test_the_readme_block_runs_as_written(block: int, shell: Shell) -> None:
+    run_block(block, shell)
+
+
+@pytest.mark.slow
+def test_every_readme_command_ran_and_wrote_only_in_the_scratch_checkout(shell: Shell) -> None:
+    assert checkout_snapshot() == shell.before  # written into the scratch checkout, never here
     skipped = [line.text for line in readme_lines()
                if is_install_or_tests(line) or is_ranked(line)]
     # Something ran from every kind the README shows, and only the ranked games were left out.
-    assert any("practice" in text for text in ran) and any("serve" in text for text in ran)
+    assert any("practice" in text for text in shell.ran)
+    assert any("serve" in text for text in shell.ran)
     assert all(("pip" in text or "pytest" in text or "--server" not in text) for text in skipped)
 
 

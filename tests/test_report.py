@@ -73,6 +73,7 @@ def test_the_book_settles_what_the_solver_cannot_in_time() -> None:
         assert check == Check(1, True, column == 3) and check.booked == 7
 
 
+@pytest.mark.slow
 def test_an_outcome_only_entry_is_enough_to_judge() -> None:
     # After "4" every reply keeps the loss for the side to move (the centre opening wins).
     book = outcome_only(load_book())
@@ -145,6 +146,7 @@ def test_the_evaluations_are_tested_at_a_short_time_per_move() -> None:
     assert plan_for(ReportOptions(out="r", time=0.05), 3.0).sprt_seconds == 0.05
 
 
+@pytest.mark.slow
 def test_our_moves_are_found_in_the_games_with_the_moves_before_them() -> None:
     with open_executor(1) as here:
         summaries = play_opponents(AgentSettings(table_bits=16, min_depth=3), SolverSettings(),
@@ -157,6 +159,7 @@ def test_our_moves_are_found_in_the_games_with_the_moves_before_them() -> None:
             assert board.moves == ply - 1 and board.can_play(column)
 
 
+@pytest.mark.slow
 def test_report_writes_its_figures_and_a_report_that_links_them(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("reporting.cli.BUDGETS", (0.1, 0.3))  # 3 s would add 24 s to the test

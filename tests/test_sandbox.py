@@ -194,6 +194,7 @@ def test_nothing_of_ours_can_be_written(tmp_path: Path, secrets: Path, mode: str
 # --- the network ----------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_no_byte_reaches_a_tcp_or_udp_listener_on_loopback(tmp_path: Path, mode: str) -> None:
     tcp = socket.create_server(("127.0.0.1", 0))
     udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
@@ -218,6 +219,7 @@ def test_no_byte_reaches_a_tcp_or_udp_listener_on_loopback(tmp_path: Path, mode:
         udp.close()
 
 
+@pytest.mark.slow
 def test_a_program_in_bash_cannot_reach_loopback(tmp_path: Path, mode: str) -> None:
     tcp = socket.create_server(("127.0.0.1", 0))
     tcp.settimeout(0.5)
@@ -239,6 +241,7 @@ def test_a_program_in_bash_cannot_reach_loopback(tmp_path: Path, mode: str) -> N
     assert record.reason in ("four", "full", FaultKind.ILLEGAL.value)  # it played on
 
 
+@pytest.mark.slow
 def test_the_course_account_cannot_be_played_from_inside(
         tmp_path: Path, course_server: Callable[..., LocalCourseServer], mode: str) -> None:
     with course_server(seed=1) as server:
@@ -278,6 +281,7 @@ def test_our_process_can_be_neither_stopped_nor_traced_nor_limited(tmp_path: Pat
     assert resource.getrlimit(resource.RLIMIT_FSIZE) == limit
 
 
+@pytest.mark.slow
 @needs_notify
 def test_killing_the_opponent_fails_and_the_victim_is_not_blamed(tmp_path: Path,
                                                                  mode: str) -> None:
@@ -362,6 +366,7 @@ def test_shared_memory_counts_against_the_memory_limit(tmp_path: Path, mode: str
     assert "Cannot allocate memory" in record.detail
 
 
+@pytest.mark.slow
 def test_the_memory_of_all_its_processes_is_counted_together(tmp_path: Path, mode: str) -> None:
     limits = Limits(cpu_seconds=60, memory_bytes=300 * 1024**2)
     record = play(connectx(tmp_path, """
@@ -391,6 +396,7 @@ def test_its_folder_is_limited_in_all_its_files(tmp_path: Path, mode: str) -> No
     lost_to_the_sandbox(record, "more than 32 MiB")
 
 
+@pytest.mark.slow
 def test_a_forged_clock_is_charged_all_the_same(tmp_path: Path, mode: str) -> None:
     record = play(connectx(tmp_path, """
         import time
@@ -435,6 +441,7 @@ def test_strict_refuses_an_agent_when_a_layer_is_missing(tmp_path: Path,
     assert parse_spec(f"connectx:{agent}", seconds=1).sandbox == Sandbox.AVAILABLE  # type: ignore[union-attr]
 
 
+@pytest.mark.slow
 def test_a_tournament_says_its_layers_and_keeps_them(tmp_path: Path) -> None:
     good = ROOT / "tests" / "data" / "outside" / "connectx" / "good.py"
     done = subprocess.run([PYTHON, str(ROOT / "agent.py"), "tournament", "--players",
@@ -448,6 +455,7 @@ def test_a_tournament_says_its_layers_and_keeps_them(tmp_path: Path) -> None:
     assert LAYERS.line() in (tmp_path / "run" / "summary.md").read_text()
 
 
+@pytest.mark.slow
 def test_a_process_killed_from_outside_stops_the_game_without_a_result(tmp_path: Path) -> None:
     if LAYERS.seccomp is not seccomp.Mode.NOTIFY:
         pytest.skip("without seccomp notify an outside kill cannot be told from its own")
@@ -498,6 +506,7 @@ def test_the_shipped_examples_still_play(tmp_path: Path, mode: str) -> None:
     line.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["numpy", "numba", "kaggle-negamax", "threads"])
 def test_agents_with_their_libraries_still_play(tmp_path: Path, name: str) -> None:
     sources = {
@@ -558,6 +567,7 @@ def test_agents_with_their_libraries_still_play(tmp_path: Path, name: str) -> No
 # --- as an unprivileged user ----------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_the_attacks_fail_for_an_unprivileged_user(tmp_path: Path) -> None:
     """The attacks again, as user ``nobody`` (65534): what a student's own account gets.  The
     interpreter may sit where only root reads (``/root/.pyenv``): the run keeps the one

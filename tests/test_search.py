@@ -47,6 +47,7 @@ def fixed_depth_value(board: Board, depth: int, tactics: bool, table_bits: int =
     )
 
 
+@pytest.mark.slow
 def test_alpha_beta_with_table_equals_plain_minimax_at_small_depths() -> None:
     rng = random.Random(21)
     for i in range(40):
@@ -58,6 +59,7 @@ def test_alpha_beta_with_table_equals_plain_minimax_at_small_depths() -> None:
         ), (played, depth)
 
 
+@pytest.mark.slow
 def test_with_tactics_alpha_beta_equals_minimax_that_prunes_and_extends_forced_moves() -> None:
     rng = random.Random(24)
     forced = 0

@@ -390,6 +390,7 @@ def _quiet_position(rng: random.Random, discs: int) -> Board:
             return board
 
 
+@pytest.mark.slow
 def test_parity_rules_bound_the_score_as_plain_minimax_finds_it() -> None:
     """The claimeven cap and the odd-threat rule the solver prunes with agree with plain
     minimax wherever they claim something: on positions where neither side wins with its next

@@ -64,6 +64,7 @@ def test_solve_reports_bad_lines_and_goes_on(capsys: Cap, monkeypatch: pytest.Mo
     assert err.count("error: line") == 4 and "Traceback" not in err
 
 
+@pytest.mark.slow
 def test_a_bad_line_shows_once_on_a_terminal() -> None:
     """On one terminal the error line would show twice: stdout's (in the line's place) stays."""
     import os
@@ -182,6 +183,7 @@ def test_analyze_rejects_a_bad_time(capsys: Cap, monkeypatch: pytest.MonkeyPatch
     assert_option_refused(err, "analyze", "--time", "must be a number of seconds")
 
 
+@pytest.mark.slow
 def test_solve_as_a_subprocess_pipes_like_pons_solver() -> None:
     data = "\n".join(line for line in (ROOT / "tests/data/pons/Test_L3_R1").read_text().split("\n")[:20])
     result = subprocess.run([sys.executable, str(ROOT / "agent.py"), "solve"], input=data,

@@ -113,6 +113,7 @@ def test_a_much_stronger_candidate_is_accepted(capsys: pytest.CaptureFixture[str
     assert len(pairs_of(results(out))) == len(pairs)
 
 
+@pytest.mark.slow
 def test_on_a_dask_cluster_the_same_games(capsys: pytest.CaptureFixture[str], tmp_path: Path,
                                          local_cluster: str) -> None:
     # Fixed-depth bots seeded by the plan: a pair's games do not depend on where they ran.
@@ -185,6 +186,7 @@ def _pairs_in_work_file(out: Path) -> list[list[str]]:
             if 2 * p in by_game and 2 * p + 1 in by_game]
 
 
+@pytest.mark.slow
 def test_a_kill_loses_no_finished_pair(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "test"
     command = ["random", "random", "--seed", "5", "--workers", "1", "--out", str(out)]
@@ -212,6 +214,7 @@ def test_a_kill_loses_no_finished_pair(tmp_path: Path, capsys: pytest.CaptureFix
     assert resumed[:len(kept)] == kept and len(resumed) == len(kept) + 2
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads processes in /proc")
 def test_ctrl_c_keeps_the_pairs_and_writes_the_results_so_far(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -101,6 +101,7 @@ VECTORS = [
 
 
 @pytest.mark.parametrize("counts", VECTORS)
+@pytest.mark.slow
 @pytest.mark.parametrize(("model", "elo0", "elo1"), [(Model.NORMALIZED, 0, 20),
                                                       (Model.NORMALIZED, -10, 40),
                                                       (Model.LOGISTIC, 0, 20),
@@ -175,6 +176,7 @@ def test_tilted_has_the_strength_asked() -> None:
         assert estimate((pdf * 1e9).tolist(), model).elo == pytest.approx(elo, abs=1e-3)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("model", list(Model))
 def test_error_rates_by_simulation(model: Model) -> None:
     # 2,000 tests with the default bounds at elo0 and at elo1, on a draw-heavy distribution of
