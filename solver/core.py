@@ -169,8 +169,11 @@ def book_bounds(entry: int) -> tuple[int, int]:
 
 
 def no_book() -> np.ndarray:
-    """The packed book of a search without a book (element 0: no complete layer)."""
-    return np.array([-1], dtype=np.int64)
+    """The packed book of a search without a book (element 0: no complete layer), read only
+    as a book's is."""
+    book = np.array([-1], dtype=np.int64)
+    book.flags.writeable = False
+    return book
 
 
 @njit(cache=True)
@@ -660,10 +663,11 @@ def solve(
 
 
 # ``solve``'s argument types, as the solver makes its arrays: six ints, the table
-# (``solver.table.new_entries``), ``work`` (``new_work``) and the packed book (``solver.book.Book.packed``).
+# (``solver.table.new_entries``), ``work`` (``new_work``) and the packed book (``solver.book.Book.packed``,
+# read only: a mapped file).
 SOLVE_SIGNATURE = (types.int64,) * 6 + (
     types.Array(types.uint32, 1, "C"), types.Array(types.int64, 2, "C"),
-    types.Array(types.int64, 1, "C"))
+    types.Array(types.int64, 1, "C", readonly=True))
 
 
 def solve_entry() -> Callable[..., tuple[int, int]]:
