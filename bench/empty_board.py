@@ -83,7 +83,9 @@ def start_pons(binary: Path, cpu: int | None) -> subprocess.Popen[str]:
 
 def pons_result(process: subprocess.Popen[str], binary: Path) -> dict[str, Any]:
     """What his solver printed: ``moves score nodes microseconds`` (the moves empty)."""
-    out, _ = process.communicate()
+    assert process.stdout is not None
+    out = process.stdout.read()  # (his stdin was closed when he started)
+    process.wait()
     fields = out.split()
     if process.returncode != 0 or len(fields) != 3:
         raise SystemExit(f"error: {binary} answered {out.strip()!r} (exit code"

@@ -35,7 +35,7 @@ file (a process pool's workers, the board's server).
 8       8                      ``count`` (uint64)
 16      8                      ``complete`` (int64; -1: none)
 24      32                     the SHA-256 of the compressed form's payload it was made from
-56      4                      CRC-32 of the sampled entries (``_sample``)
+56      4                      CRC-32 of the sampled entries (``_sampled``)
 60      4                      CRC-32 of the 60 bytes before
 64      8 * (count + 1)        the packed book (int64): ``complete``, then the entries
 ======  =====================  ===========================================================
@@ -65,6 +65,7 @@ import tempfile
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 from numba import njit
@@ -277,17 +278,16 @@ def _decode_entries(keys: np.ndarray, scores: np.ndarray, columns: np.ndarray,
 # --- the mapped form ----------------------------------------------------------------------
 
 
-def _sample(packed: np.ndarray) -> np.ndarray:
-    """The entries the opening check reads: ``SAMPLES`` spread evenly, the first and the last
-    included (every one in a smaller book)."""
-    count = packed.size - 1
+def _sampled(count: int) -> np.ndarray:
+    """The indices in the packed book (1 to ``count``) of the entries the opening check reads:
+    ``SAMPLES`` spread evenly, the first and the last included (every one in a smaller book)."""
     if count <= SAMPLES:
-        return packed[1:]
-    return packed[np.linspace(1, count, SAMPLES).astype(np.int64)]
+        return np.arange(1, count + 1, dtype=np.int64)
+    return np.linspace(1, count, SAMPLES).astype(np.int64)
 
 
 def _map_header(packed: np.ndarray, digest: bytes) -> bytes:
-    sample = _sample(packed).astype("<i8").tobytes()
+    sample = packed[_sampled(packed.size - 1)].astype("<i8").tobytes()
     head = _MAP_HEADER.pack(MAP_MAGIC, packed.size - 1, int(packed[0]), digest,
                             zlib.crc32(sample))
     return head + struct.pack("<I", zlib.crc32(head))
@@ -301,23 +301,42 @@ def mapped_bytes(packed: np.ndarray, digest: bytes = bytes(32)) -> bytes:
 def map_file(path: Path, digest: bytes | None = None) -> np.ndarray:
     """The packed book of the mapped file ``path``, mapped read only, after the opening check
     (and, given ``digest``, that it was made from that compressed book); ``BookError`` if it
-    fails, ``OSError`` if the file cannot be opened."""
+    fails, ``OSError`` if the file cannot be opened.
+
+    The sampled entries are read from the file, not through the mapping: a page fault on a
+    mapped file maps the 16 pages around it that the system holds, and 1,024 of them would add
+    64 MB to the process's resident memory (shared, but counted)."""
     with path.open("rb") as handle:
         size = os.fstat(handle.fileno()).st_size
         head = handle.read(MAP_HEADER_BYTES)
         problem = _header_problem(head, size, digest)
         if problem:
             raise BookError(f"opening book {path}: {problem}")
+        _, count, complete, _, sample_crc = _MAP_HEADER.unpack_from(head)
+        read = handle.read(8)
+        sample = b"".join(_read_at(handle, MAP_HEADER_BYTES + 8 * int(i), 8)
+                          for i in _sampled(count))
+        if (int.from_bytes(read, "little", signed=True) != complete
+                or zlib.crc32(sample) != sample_crc or not _increasing(sample)):
+            raise BookError(f"opening book {path}: its entries do not match its header"
+                            " (damaged)")
         view = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
-    _, count, complete, _, sample_crc = _MAP_HEADER.unpack_from(head)
     packed = np.frombuffer(view, dtype="<i8", offset=MAP_HEADER_BYTES, count=count + 1)
     if sys.byteorder == "big":  # pragma: no cover (the file is little-endian)
         packed = packed.astype(np.int64)
-    sample = _sample(packed)
-    if (int(packed[0]) != complete or zlib.crc32(sample.astype("<i8").tobytes()) != sample_crc
-            or (sample.size > 1 and not (sample[1:] > sample[:-1]).all())):
-        raise BookError(f"opening book {path}: its entries do not match its header (damaged)")
     return packed
+
+
+def _read_at(handle: BinaryIO, offset: int, size: int) -> bytes:
+    if hasattr(os, "pread"):
+        return os.pread(handle.fileno(), size, offset)
+    handle.seek(offset)  # pragma: no cover (Windows)
+    return handle.read(size)  # pragma: no cover
+
+
+def _increasing(entries: bytes) -> bool:
+    values = np.frombuffer(entries, dtype="<i8")
+    return bool((values[1:] > values[:-1]).all())
 
 
 def _header_problem(head: bytes, size: int, digest: bytes | None) -> str:
