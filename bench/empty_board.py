@@ -37,12 +37,11 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.solver_bench import WARM  # noqa: E402
 from board import Board  # noqa: E402
 from solver import Solver  # noqa: E402
 
 EMPTY_BOARD_SCORE = 1  # the first player wins with its 21st disc, the last of the board
-# An End-Easy position past the table's plies: solving it loads the compiled code.
-WARM = Board.from_moves("2252576253462244111563365343671351441")
 
 
 def cpu_model() -> str:
