@@ -56,9 +56,9 @@ def new_entries(size: int) -> np.ndarray:
     """An empty table of ``size`` slots in the layout above.
 
     Its memory is the system's zero pages until a search writes it: a process holds as much of
-    the table as its searches have touched (with the system's huge pages, 2 MB at a time; the
-    first touches of each cost a page fault, about 2 ms for the whole table of
-    ``table_bits = 24``, spread over the first searches)."""
+    the table as its searches have touched, and the first touch of a page costs a page fault
+    (for the whole table of ``table_bits = 24``, about 5 ms more than writing it again, spread
+    over the first searches)."""
     entries = np.zeros(size + size // 32 + 2, dtype=np.uint32)
     entries[-1] = size
     return entries
