@@ -2,7 +2,7 @@
 
     python bench/solver_bench.py [--sets end,middle-easy,...] [--lines N] [--hard-lines N]
                                  [--keep-table] [--table-bits B] [--pons-binary PATH]
-                                 [--rounds K] [--json FILE]
+                                 [--rounds K] [--warm-up] [--json FILE]
 
 For every position of each set (``tests/data/pons``; ``--lines N`` takes N spread evenly over
 each, every k-th line), it solves the position exactly and checks the score against the set's.
@@ -30,6 +30,15 @@ ours and his in turn, and reports the median round of each (every round's mean i
 Side by side, this process and his are held to one processor (Linux; the CPU is printed): a
 round of ours lasts milliseconds, and started on a processor that idled while his ran (for a
 second), it ran up to 40 % slower, so our rounds fell into a fast and a slow kind by chance.
+
+**Warm or cold rounds** (``--warm-up``).  Each of his runs does a second of work; each round of
+ours lasts milliseconds, so side by side ours always starts right after his: the processor's
+caches and branch predictors then hold his program, and on the Intel Xeon of issue 38 our
+rounds ran 1.3-1.9 times slower than back to back (End-Easy 3.4 against 2.8 us, Middle-Easy
+21 against 14 us; a second's sleep between rounds did the same), while his long run hides its
+own first positions.  ``--warm-up`` runs an untimed pass of ours over other lines of the set
+(half-way between the measured ones; the same lines when all are measured) before each
+timed round, so that both are timed after their program has run a while.  Quote which.
 
 Exit code 0 when every score was right, 1 otherwise.  Run it on a quiet machine (``nice``
 does not protect a measurement from other processes): the node counts are exact, the times
@@ -73,13 +82,14 @@ WARM = Board.from_moves("2252576253462244111563365343671351441")
 assert WARM.moves >= TABLE_PLIES
 
 
-def read_set(name: str, limit: int | None) -> list[tuple[str, int]]:
-    """The set's positions, or ``limit`` of them spread evenly over it (every k-th line)."""
+def read_set(name: str, limit: int | None, shift: float = 0.0) -> list[tuple[str, int]]:
+    """The set's positions, or ``limit`` of them spread evenly over it (every k-th line; with
+    ``shift`` 0.5, the lines half-way between those)."""
     lines = (DATA / SETS[name][0]).read_text().split("\n")
     cases = [(m, int(s)) for m, s in (line.split() for line in lines if line.strip())]
     if limit and limit < len(cases):
         step = len(cases) / limit
-        cases = [cases[int(i * step)] for i in range(limit)]
+        cases = [cases[int((i + shift) * step)] for i in range(limit)]
     return cases
 
 
@@ -162,6 +172,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=1, metavar="K",
                         help="measure each set K times (ours, then C++, in turn) and report the "
                              "median of the K means: the machine's drift hits both alike")
+    parser.add_argument("--warm-up", action="store_true",
+                        help="before each round of ours, an untimed pass over other lines of "
+                             "the set (see the docstring)")
     parser.add_argument("--json", type=Path, default=None, metavar="FILE",
                         help="also write the results as JSON")
     args = parser.parse_args(argv)
@@ -189,8 +202,12 @@ def main(argv: list[str] | None = None) -> int:
         if name == "begin-hard":
             limit = min(limit, args.hard_lines) if limit else args.hard_lines
         cases = read_set(name, limit)
+        # Other lines of the set (the same ones when every line is measured).
+        warm = read_set(name, limit, shift=0.5) if args.warm_up else []
         ours, theirs = [], []
         for _ in range(args.rounds):
+            if warm:
+                run_set(name, warm, solver, args.keep_table)
             ours.append(run_set(name, cases, solver, args.keep_table))
             if args.pons_binary is not None:
                 theirs.append(run_pons(args.pons_binary, cases))
@@ -218,6 +235,7 @@ def main(argv: list[str] | None = None) -> int:
               f" {'met' if met else 'not met'} on the sets run")
     if args.json:
         args.json.write_text(json.dumps({"keep_table": args.keep_table,
+                                         "warm_up": args.warm_up,
                                          "table_bits": args.table_bits,
                                          "results": results}, indent=2) + "\n")
     return 0 if all(r["correct"] == r["positions"] for r in results) else 1

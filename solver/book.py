@@ -12,44 +12,14 @@ A position and its mirror image have the same value, so the book stores each pos
 under the smaller of its key and its mirror's key; a lookup through the mirror mirrors the
 column back.
 
-File format (little-endian), checked on load:
-
-======  =====================  ===========================================================
-offset  size                   content
-======  =====================  ===========================================================
-0       8                      magic ``C4BOOK03``
-8       4                      ``count``: number of positions (uint32)
-12      1                      ``complete``: every position with at most this many discs is in
-                               the book (uint8; 255: none)
-13      32                     SHA-256 of the payload (before compression)
-45      to the end             the payload, compressed with zlib
-======  =====================  ===========================================================
-
-The payload:
-
-======  =====================  ===========================================================
-0       8 * count              keys, strictly increasing, as differences: the first key, then
-                               each key minus the one before (int64; a key is
-                               ``position + mask``)
-...     count                  scores (int8): the exact score, or with ``exact`` 0 the outcome
-                               (1 win, 0 draw, -1 loss)
-...     count                  columns (int8, 0-6, in the stored orientation)
-...     count                  flags (uint8): 1 = the score is exact
-======  =====================  ===========================================================
-
-The keys of a complete layer lie close together, so their differences compress about tenfold
-(the book complete to 8 discs: 2.0 MB as format 2, 0.3 MB as format 3; it decompresses in a few
-milliseconds).  Older books still read: ``C4BOOK02`` stores the payload uncompressed with the
-keys themselves, ``C4BOOK01`` has neither the ``complete`` byte nor the flags (every entry
-exact, no complete layer).
+The file: ``solver.bookfile`` (a compressed form shipped, a mapped form used in place).
+``load_book`` maps a book once per process: its entries stay in the file, shared by every
+process that reads the same book, and loading takes a millisecond or two once the shipped book
+is unpacked into the cache (the first time on a machine: about a second).
 """
 
 from __future__ import annotations
 
-import hashlib
-import struct
-import sys
-import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -58,21 +28,13 @@ from numba import njit
 
 from board import Board, bits
 from board.keys import canonical_key
-from settings import ConfigError
 from solver import core
+from solver.bookfile import BookError, compressed_bytes, mapped_packed, read_packed
 
-MAGIC = b"C4BOOK03"
-MAGIC_V2 = b"C4BOOK02"
-MAGIC_V1 = b"C4BOOK01"
-ENTRY_BYTES = 11  # in the file: a key, a score, a column and a flag
-_HEADER = struct.Struct("<8sIB32s")
-_HEADER_V1 = struct.Struct("<8sI32s")
-NO_COMPLETE_LAYER = 255
+__all__ = ["DEFAULT_BOOK_PATH", "Book", "BookEntry", "BookError", "book_bytes", "build_book",
+           "decode_key", "discs_of", "load_book", "read_book", "save_book"]
+
 DEFAULT_BOOK_PATH = Path(__file__).resolve().parent / "data" / "book.bin"
-
-
-class BookError(ConfigError):
-    """The opening book file is missing, damaged or not a book (a configuration problem)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,9 +91,13 @@ class Book:
 
     packed: np.ndarray
     _entries: np.ndarray = field(init=False, repr=False, compare=False)  # packed[1:]
+    _discs: list[np.ndarray] = field(init=False, repr=False, compare=False)  # up_to's counts
 
     def __post_init__(self) -> None:
+        # Read only, as a mapped book is: the compiled search is made for one kind of array.
+        self.packed.flags.writeable = False
         object.__setattr__(self, "_entries", self.packed[1:])
+        object.__setattr__(self, "_discs", [])
 
     @classmethod
     def of(cls, keys: np.ndarray, scores: np.ndarray, columns: np.ndarray, exact: np.ndarray,
@@ -222,8 +188,12 @@ class Book:
     def up_to(self, discs: int) -> Book:
         """The positions with at most ``discs`` discs (a smaller book, complete as far as both
         are)."""
-        kept = discs_of(self.keys) <= discs
-        return Book(np.concatenate([[min(self.complete_discs, discs)], self._entries[kept]]))
+        if not self._discs:  # counted once: a caller cutting at several layers asks again
+            counts = np.empty(len(self), dtype=np.int8)
+            _count_discs(self._entries, core.BOOK_KEY_SHIFT, counts)
+            self._discs.append(counts)
+        kept = self._entries[self._discs[0] <= discs]
+        return Book(np.concatenate([[min(self.complete_discs, discs)], kept]))
 
     def entries(self, min_discs: int = 0) -> list[tuple[Board, BookEntry]]:
         """Every stored position with at least ``min_discs`` discs, with its entry, in the stored
@@ -239,12 +209,25 @@ def _codes(entries: np.ndarray) -> np.ndarray:
 
 
 def discs_of(keys: np.ndarray) -> np.ndarray:
-    """The number of discs of each key's position (``decode_key``'s heights, vectorised)."""
-    count = np.zeros(len(keys), dtype=np.int64)
-    for col in range(bits.WIDTH):
-        part = (keys.astype(np.int64) >> (col * bits.H1)) & 0x7F
-        count += np.frexp((part + 1).astype(np.float64))[1] - 1  # floor(log2(part + 1))
-    return count
+    """The number of discs of each key's position (int64; ``decode_key``'s heights)."""
+    discs = np.empty(len(keys), dtype=np.int64)
+    _count_discs(np.ascontiguousarray(keys, dtype=np.int64), 0, discs)
+    return discs
+
+
+@njit(cache=True)
+def _count_discs(values: np.ndarray, shift: int, out: np.ndarray) -> None:
+    """``out[i]``: the discs of the key ``values[i] >> shift``, in one compiled pass (the
+    shipped book's 23 million entries without temporaries of their size)."""
+    for i in range(values.size):
+        key = values[i] >> shift
+        count = 0
+        for col in range(bits.WIDTH):
+            height = ((key >> (col * bits.H1)) & 0x7F) + 1  # 2**h <= part + 1 < 2**(h+1)
+            while height > 1:
+                height >>= 1
+                count += 1
+        out[i] = count
 
 
 def build_book(entries: dict[int, BookEntry], complete_discs: int = -1) -> Book:
@@ -259,158 +242,29 @@ def build_book(entries: dict[int, BookEntry], complete_discs: int = -1) -> Book:
 
 
 def save_book(book: Book, path: str | Path) -> None:
-    """Write ``book`` in the current format (``C4BOOK03``)."""
+    """Write ``book`` in the compressed form (``C4BOOK03``, ``solver.bookfile``)."""
     Path(path).write_bytes(book_bytes(book))
 
 
 def book_bytes(book: Book) -> bytes:
-    """``book`` as the bytes of its file (``C4BOOK03``)."""
-    differences = np.diff(book.keys.astype(np.int64), prepend=np.int64(0))
-    payload = (differences.astype("<i8").tobytes() + book.scores.astype("i1").tobytes()
-               + book.columns.astype("i1").tobytes() + book.exact.astype("u1").tobytes())
-    complete = NO_COMPLETE_LAYER if book.complete_discs < 0 else book.complete_discs
-    header = _HEADER.pack(MAGIC, len(book), complete, hashlib.sha256(payload).digest())
-    return header + zlib.compress(payload, 9)
-
-
-_INPUT_BLOCK = 1 << 20  # compressed bytes inflated at a time
-_OUTPUT_BLOCK = 1 << 22  # and at most so many bytes of payload from them at a time
-
-
-def _inflate_into(data: memoryview, targets: list[memoryview], path: Path) -> bytes:
-    """Inflate a format-3 payload straight into ``targets`` (writable byte views, filled one
-    after the other), a block at a time, without a copy of the whole payload; return its
-    SHA-256.  Raises ``BookError`` when the data does not fill them exactly."""
-    inflate = zlib.decompressobj()
-    digest = hashlib.sha256()
-    remaining = sum(len(target) for target in targets)
-    spans = iter(targets)
-    target, filled = next(spans, memoryview(bytearray())), 0
-    leftover = False  # compressed data after the end of the stream
-    try:
-        for start in range(0, len(data), _INPUT_BLOCK):
-            if inflate.eof:
-                leftover = True
-                break
-            pending: bytes | memoryview = data[start:start + _INPUT_BLOCK]
-            while pending and not inflate.eof:
-                chunk = memoryview(inflate.decompress(pending,
-                                                      min(remaining + 1, _OUTPUT_BLOCK)))
-                pending = inflate.unconsumed_tail
-                if len(chunk) > remaining:
-                    raise BookError(f"opening book {path}: more data than its count of entries:"
-                                    " a damaged file")
-                remaining -= len(chunk)
-                digest.update(chunk)
-                while chunk:
-                    if filled == len(target):
-                        target, filled = next(spans), 0
-                    part = chunk[:len(target) - filled]
-                    target[filled:filled + len(part)] = part
-                    filled += len(part)
-                    chunk = chunk[len(part):]
-    except zlib.error as exc:
-        raise BookError(f"opening book {path}: the data does not decompress ({exc}):"
-                        " a damaged or truncated file") from None
-    if not inflate.eof or inflate.unused_data or leftover:
-        raise BookError(f"opening book {path}: the compressed data is cut short or too long:"
-                        " a damaged or truncated file")
-    if remaining:
-        raise BookError(f"opening book {path}: {remaining} bytes of data missing for its"
-                        " count of entries (truncated?)")
-    return digest.digest()
+    """``book`` as the bytes of its compressed file (``C4BOOK03``)."""
+    return compressed_bytes(book.keys, book.scores, book.columns, book.exact, book.complete_discs)
 
 
 def read_book(path: str | Path) -> Book:
-    """Read and check a book file (any format); raises ``BookError`` saying what is wrong.
-
-    The book's one array is filled in place: a format-3 payload is inflated straight into it
-    (the keys' differences) and into one byte array (scores, columns, flags), then checked and
-    packed in one pass.  So reading holds the entries, 3 bytes a position and the file, not the
-    payload beside them (a book complete to 13 discs: 187 MB of entries, a payload of 256 MB)."""
-    path = Path(path)
-    try:
-        data = memoryview(path.read_bytes())
-    except OSError as exc:
-        raise BookError(f"opening book {path}: cannot read: {exc.strerror or exc}") from None
-    magic = bytes(data[:8])
-    if magic == MAGIC_V1 and len(data) >= _HEADER_V1.size:
-        _, count, digest = _HEADER_V1.unpack_from(data)
-        complete, width, header = NO_COMPLETE_LAYER, 10, _HEADER_V1.size
-    elif magic in (MAGIC, MAGIC_V2) and len(data) >= _HEADER.size:
-        _, count, complete, digest = _HEADER.unpack_from(data)
-        width, header = ENTRY_BYTES, _HEADER.size
-    else:
-        raise BookError(f"opening book {path}: not a book file (bad magic)")
-    packed = np.empty(count + 1, dtype=np.int64)
-    packed[0] = -1 if complete == NO_COMPLETE_LAYER else int(complete)
-    keys = packed[1:]
-    if magic == MAGIC:
-        values = np.empty((width - 8) * count, dtype=np.uint8)
-        payload_digest = _inflate_into(data[header:], [keys.view(np.uint8).data, values.data],
-                                       path)
-        if sys.byteorder == "big":
-            keys.byteswap(inplace=True)  # the file's differences are little-endian
-    else:
-        payload = data[header:]
-        if len(payload) != width * count:
-            raise BookError(f"opening book {path}: {len(payload)} bytes of data for {count}"
-                            f" entries, expected {width * count} (truncated?)")
-        payload_digest = hashlib.sha256(payload).digest()
-        keys[:] = np.frombuffer(payload, dtype="<i8", count=count)
-        values = np.frombuffer(payload, dtype=np.uint8, offset=8 * count)
-    if payload_digest != digest:
-        raise BookError(f"opening book {path}: checksum mismatch (damaged file)")
-    # ``values``: the scores, the columns, then (from format 2 on) the exact flags.
-    scores, columns = values[:count].view(np.int8), values[count:2 * count].view(np.int8)
-    exact = values[2 * count:] if width == ENTRY_BYTES else np.ones(count, dtype=np.uint8)
-    problem = _decode_entries(keys, scores, columns, exact, magic == MAGIC)
-    if problem >= 0:
-        raise BookError(f"opening book {path}: {_PROBLEMS[problem]}")
-    return Book(packed)
-
-
-_PROBLEMS = ("keys are not strictly increasing", "a key is negative",
-             "a key has bits beyond the board", f"a column is outside 0-{bits.WIDTH - 1}",
-             "a score is outside the possible range", "a flag is neither 0 nor 1",
-             "an outcome-only entry is not -1, 0 or 1")
-
-
-@njit(cache=True)
-def _decode_entries(keys: np.ndarray, scores: np.ndarray, columns: np.ndarray,
-                    exact: np.ndarray, differences: bool) -> int:
-    """Check the entries read and pack them into ``keys`` in place (``core.pack_entry``), in one
-    pass without temporaries; ``differences``: ``keys`` holds each key minus the one before.
-    Returns -1, or the first problem found (an index into ``_PROBLEMS``)."""
-    limit = bits.CELLS // 2
-    previous = np.int64(0)
-    for i in range(keys.size):
-        key = keys[i] + previous if differences else keys[i]
-        if i > 0 and key <= previous:
-            return 0
-        if key < 0:
-            return 1
-        if key >> (bits.WIDTH * bits.H1):
-            return 2
-        if not 0 <= columns[i] < bits.WIDTH:
-            return 3
-        if not -limit <= scores[i] <= limit:
-            return 4
-        if exact[i] > 1:
-            return 5
-        if not exact[i] and not -1 <= scores[i] <= 1:
-            return 6
-        previous = key
-        keys[i] = core.pack_entry(key, int(scores[i]), int(columns[i]), exact[i] != 0)
-    return -1
+    """Read and check a compressed book file (any format) into this process's memory;
+    raises ``BookError`` saying what is wrong.  (``load_book`` maps it instead.)"""
+    return Book(read_packed(Path(path)))
 
 
 _loaded: dict[Path, Book] = {}
 
 
 def load_book(path: str | Path | None = None) -> Book:
-    """The book at ``path`` (default: the shipped one), read and checked once per process."""
+    """The book at ``path`` (default: the shipped one), once per process, mapped in place
+    (``solver.bookfile.mapped_packed``: a compressed file is unpacked into the cache the first
+    time); raises ``BookError`` saying what is wrong with a file that is not a sound book."""
     resolved = Path(path).resolve() if path else DEFAULT_BOOK_PATH
     if resolved not in _loaded:
-        _loaded[resolved] = read_book(resolved)
+        _loaded[resolved] = Book(mapped_packed(resolved))
     return _loaded[resolved]

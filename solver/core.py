@@ -50,9 +50,11 @@ and its counters) and the packed book.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from numba import njit, types
+from numba.extending import intrinsic, overload
 
 from board import bits
 from board.keys import mirror
@@ -169,8 +171,11 @@ def book_bounds(entry: int) -> tuple[int, int]:
 
 
 def no_book() -> np.ndarray:
-    """The packed book of a search without a book (element 0: no complete layer)."""
-    return np.array([-1], dtype=np.int64)
+    """The packed book of a search without a book (element 0: no complete layer), read only
+    as a book's is."""
+    book = np.array([-1], dtype=np.int64)
+    book.flags.writeable = False
+    return book
 
 
 @njit(cache=True)
@@ -327,6 +332,275 @@ def _odd_threats_win(first: int, mask: int, odd_free: int, threats: int) -> bool
     return False
 
 
+def _borrowed(array: np.ndarray) -> np.ndarray:
+    """The same array without its owner (a null meminfo), for the search's loop: each inlined
+    call that takes an array counts a reference to it on the way in and out, two atomic
+    operations on its owner per call and per node, and the alias's counts are no-ops.  Valid
+    while the caller holds the array.  Run as Python (``NUMBA_DISABLE_JIT=1``), the array."""
+    return array
+
+
+def _alias_intrinsic(typingctx: object, array: types.Array) -> object:
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        source = context.make_array(signature.args[0])(context, builder, args[0])
+        alias = context.make_array(signature.return_type)(context, builder)  # zero-filled
+        for name in ("nitems", "itemsize", "data", "shape", "strides"):
+            setattr(alias, name, getattr(source, name))
+        return alias._getvalue()
+
+    return array(array), codegen
+
+
+_alias: Any = intrinsic(_alias_intrinsic)  # called from compiled code only
+
+
+@overload(_borrowed, inline="always")
+def _borrowed_compiled(array: Any) -> Any:
+    def implementation(array: Any) -> Any:
+        return _alias(array)
+
+    return implementation
+
+
+@njit(inline="always")
+def _narrow(alpha: int, beta: int, low: int, high: int) -> tuple[int, int]:
+    """The window ``[alpha, beta]`` narrowed by bounds ``[low, high]`` on the node's score.
+    When the bounds settle the node (the window comes back empty), both ends are its value:
+    ``low`` if it reaches ``beta``, else ``high`` if it falls to ``alpha``."""
+    if alpha < low:
+        alpha = low
+        if alpha >= beta:
+            return alpha, alpha
+    if beta > high:
+        beta = high
+        if alpha >= beta:
+            return beta, beta
+    return alpha, beta
+
+
+@njit(inline="always")
+def _rule_bounds(pos: int, mask: int, moves: int, root: int, beta: int) -> tuple[int, int]:
+    """Bounds on the score of a node in which neither side can win with its next disc (we
+    cannot: checked before entering it; the opponent cannot: it has moves that do not lose):
+    the scores possible two discs on, capped by the rules that tell a side cannot win.
+
+    A side with no line of four left free of the other's discs cannot win.  (In a null window
+    only one of the two can matter: a cap of 0 on our score cuts only when ``beta > 0``, a
+    floor of 0 only when ``alpha < 0``, as then ``beta <= 0``.)
+
+    The parity rules for the side to move are tried at the root only: each rule is tried by the
+    player about to move for each of its moves (``_second_player_floor``,
+    ``_odd_threat_after_a_move``), so a position where one holds is cut before it is entered,
+    and in a null window a parent that entered this node has tried it here already.
+    """
+    low, high = score_bounds(moves + 2)
+    if beta > 0:
+        if high > 0 and not bits.has_four(bits.BOARD_MASK & ~(pos ^ mask)):
+            high = 0
+    elif low < 0 and not bits.has_four(bits.BOARD_MASK & ~pos):
+        low = 0
+    if moves == root and beta > -1 and high > -1:
+        if moves & 1 == 0:
+            high = min(high, _claimeven_cap(pos, mask))
+        elif _odd_threat_wins(pos ^ mask, mask):
+            high = -1
+    return low, high
+
+
+@njit(inline="always")
+def _book_window(pos: int, mask: int, moves: int, alpha: int, beta: int,
+                 book: np.ndarray) -> tuple[int, int]:
+    """``[alpha, beta]`` narrowed by the book's bounds on a position of its complete layers."""
+    if moves <= book[0]:
+        at = _book_entry(pos + mask, book)
+        if at:
+            lowest, highest = book_bounds(book[at])
+            return _narrow(alpha, beta, lowest, highest)
+    return alpha, beta
+
+
+@njit(inline="always")
+def _table_window(key: int, index: int, alpha: int, beta: int, table: np.ndarray,
+                  size: int) -> tuple[int, int]:
+    """``[alpha, beta]`` narrowed by the table's bound on the node (slot ``index``)."""
+    val = probe(table, size, index, key)
+    if val >= FIRST_LOWER:
+        return _narrow(alpha, beta, val - LOWER_BIAS, MAX_SCORE)
+    if val > 0:
+        return _narrow(alpha, beta, MIN_SCORE, val - _UPPER_BIAS)
+    return alpha, beta
+
+
+@njit(inline="always")
+def _prefetch_children(pos: int, mask: int, candidates: int, table: np.ndarray,
+                       size: int) -> None:
+    """The children's slots, fetched ahead of their probes."""
+    child = pos ^ mask
+    rest = candidates
+    while rest:
+        cell = rest & -rest
+        rest ^= cell
+        prefetch(table, size, (child + (mask | cell)) % size)
+
+
+@njit(inline="always")
+def _second_player_floor(pos: int, mask: int, candidates: int, alpha: int, beta: int) -> int:
+    """A lower bound on the score of the second player to move (``alpha`` if none better):
+    after one of its moves, the claimeven bound of the opponent caps the opponent's score.
+
+    (If the opponent fits four in its discs and the empty cells of rows 0, 2, 4 we cannot play
+    now, it does so after each of our moves: the bound holds for none.)"""
+    opp = pos ^ mask
+    if bits.has_four(opp | (bits.BOARD_MASK & ~(mask | (mask + bits.BOTTOM_ROW)) & _EVEN_ROWS)):
+        return alpha
+    floor = alpha
+    rest = candidates
+    while rest:
+        cell = rest & -rest
+        rest ^= cell
+        cap = _claimeven_cap(opp, mask | cell)
+        if -cap > floor:
+            floor = -cap
+            if floor >= 1 or floor >= beta:
+                break
+    return floor
+
+
+@njit(inline="always")
+def _mirror_half(pos: int, mask: int, candidates: int) -> int:
+    """The moves worth searching: in a position equal to its mirror image, columns 0-3."""
+    if ((mask & _COLUMN_0) == (mask >> _COLUMN_6_SHIFT) and mirror(pos) == pos
+            and mirror(mask) == mask):
+        return candidates & LEFT_HALF
+    return candidates
+
+
+@njit(inline="always")
+def _odd_threat_after_a_move(pos: int, mask: int, candidates: int, n: int, stack: np.ndarray,
+                             moves: int) -> bool:
+    """Whether the first player to move wins by the odd-threat rule after one of its moves.
+
+    A threat must lie on row 0, 2 or 4 of a column left with an odd number of free cells;
+    ``order_moves`` left each move's threats in the stack's next row (when it sorted two moves
+    or more)."""
+    lanes = np.uint64(moves + 1)
+    for i in range(bits.WIDTH):
+        cell = candidates & LANE_COLUMNS[i]
+        if cell == 0:
+            continue
+        if n > 1:
+            threats = stack[lanes, i] & _EVEN_ROWS
+        else:
+            threats = bits.winning_cells(pos | cell, mask | cell) & _EVEN_ROWS
+        if threats == 0:
+            continue
+        odd = _odd_free(mask | cell)
+        if threats & odd and _odd_threats_win(pos | cell, mask | cell, odd, threats & odd):
+            return True
+    return False
+
+
+@njit(inline="always")
+def _enter(pos: int, mask: int, moves: int, root: int, alpha: int, beta: int,
+           table: np.ndarray, size: int, stack: np.ndarray, book: np.ndarray,
+           nodes: int) -> tuple[int, int, int, int]:
+    """Enter a node with the window ``[alpha, beta]``: ``(value, 0, ...)`` when the rules
+    settle it without a child searched, else ``(0, n, alpha, beta)`` with its ``n`` children
+    in order in its row of ``stack`` (``order_moves``) and its state beside them (``_S_*``),
+    the window narrowed.
+
+    The rules come cheapest and most often cutting first: the scores the discs left allow
+    and the parity rules at the root; the book; the table, whose cutoffs come before the
+    rules tried for each move (the same nodes, less work); then, before the children are
+    searched, the enhanced transposition cutoffs, the second player's claimeven floor, the
+    mirror image, and after the move ordering (whose threats it reads) the first player's
+    odd-threat rule.
+    """
+    candidates = non_losing_moves(pos, mask)
+    if candidates == 0:
+        return score_bounds(moves)[0], 0, alpha, beta  # the opponent wins with its next disc
+    if moves >= CELLS - 2:
+        return 0, 0, alpha, beta  # two cells left, no win for either side in them
+    low, high = _rule_bounds(pos, mask, moves, root, beta)
+    alpha, beta = _narrow(alpha, beta, low, high)
+    if alpha >= beta:
+        return alpha, 0, alpha, beta
+    alpha, beta = _book_window(pos, mask, moves, alpha, beta, book)
+    if alpha >= beta:
+        return alpha, 0, alpha, beta
+    # Near the end of the game a subtree is cheaper to search again than a table probe,
+    # which is a cache miss: no table beyond TABLE_PLIES discs (index -1).
+    index = -1
+    if moves < TABLE_PLIES:
+        key = pos + mask
+        index = key % size
+        prefetch_for_store(table, index)  # this node's entry, stored on its way back
+        alpha, beta = _table_window(key, index, alpha, beta, table, size)
+        if alpha >= beta:
+            return alpha, 0, alpha, beta
+    if moves < ETC_PLIES:
+        # Enhanced transposition cutoff: a child whose table entry caps its score proves
+        # ours at least the negation of that cap, before any child is searched.
+        cut = _etc_bound(pos, mask, candidates, table, size)
+        if cut >= beta:
+            return cut, 0, alpha, beta
+    elif moves < TABLE_PLIES - 1 and nodes > PREFETCH_NODES:
+        # Without the cutoffs above reading the children's entries, each child's probe would
+        # wait for memory (once the search has grown: in a small one the slots are empty and
+        # the prefetches wasted).
+        _prefetch_children(pos, mask, candidates, table, size)
+    if moves & 1 and alpha < 1:
+        alpha, beta = _narrow(alpha, beta,
+                              _second_player_floor(pos, mask, candidates, alpha, beta), MAX_SCORE)
+        if alpha >= beta:
+            return alpha, 0, alpha, beta
+    if moves < SYMMETRY_PLIES:
+        candidates = _mirror_half(pos, mask, candidates)
+    n = order_moves(pos, mask, candidates, 0, stack, moves)
+    if moves & 1 == 0 and alpha < 1 and _odd_threat_after_a_move(pos, mask, candidates, n,
+                                                                  stack, moves):
+        alpha, beta = _narrow(alpha, beta, 1, MAX_SCORE)
+        if alpha >= beta:
+            return alpha, 0, alpha, beta
+    row = np.uint64(moves)  # (an unsigned index needs no check for a negative one)
+    stack[row, _S_ALPHA] = alpha
+    stack[row, _S_BETA] = beta
+    stack[row, _S_NEXT] = 0
+    stack[row, _S_COUNT] = n
+    stack[row, _S_POS] = pos
+    stack[row, _S_MASK] = mask
+    stack[row, _S_INDEX] = index
+    return 0, n, alpha, beta
+
+
+@njit(inline="always")
+def _child_returned(score: int, moves: int, stack: np.ndarray, table: np.ndarray,
+                    size: int) -> tuple[int, int]:
+    """A child of the node in ``stack``'s row ``moves`` scored ``score`` for the node:
+    ``(value, -1)`` when the node is done (its bound stored in the table), else
+    ``(0, i)`` with ``i`` the next child to search."""
+    row = np.uint64(moves)
+    beta = stack[row, _S_BETA]
+    index = stack[row, _S_INDEX]
+    if score >= beta:
+        if index >= 0:
+            store(table, size, index, stack[row, _S_POS] + stack[row, _S_MASK],
+                  score + LOWER_BIAS)
+        return score, -1
+    alpha = stack[row, _S_ALPHA]
+    if score > alpha:
+        alpha = score
+        stack[row, _S_ALPHA] = alpha
+    i = stack[row, _S_NEXT] + 1
+    if i < stack[row, _S_COUNT]:
+        stack[row, _S_NEXT] = i
+        return 0, i
+    if index >= 0:
+        store(table, size, index, stack[row, _S_POS] + stack[row, _S_MASK],
+              alpha + _UPPER_BIAS)
+    return alpha, -1
+
+
 @njit(inline="always")
 def negamax(
     pos: int,
@@ -347,220 +621,41 @@ def negamax(
     - ``v >= beta``: ``s >= v`` (a lower bound);
     - otherwise ``v == s``.
 
-    The recursion is unrolled onto ``stack`` (row ``moves`` per node) so that the whole search
-    is one compiled loop: descending enters a node, returning hands ``value`` to its parent.
+    The recursion is unrolled onto ``work``'s rows (row ``moves`` per node) so that the whole
+    search is one compiled loop: a node is entered (``_enter``: settled by the rules, or its
+    children ordered), then its value handed up (``_child_returned``) until a node has a
+    child left to search, which is entered next.
     """
     root = moves
     size = slots(table)
-    stack = work
-    counters = work[COUNTERS_ROW]
-    book_discs = book[0]
+    stack, table, book = _borrowed(work), _borrowed(table), _borrowed(book)
+    counters = stack[COUNTERS_ROW]
     nodes = counters[NODES]
     limit = counters[NODE_LIMIT]
-    value = 0
-    descending = True
     while True:
-        if descending:
-            # --- enter the node (pos, mask, moves) with window [alpha, beta] ---
-            nodes += 1
-            if nodes > limit:
-                counters[NODES] = nodes
-                counters[ABORTED] = 1
-                return 0
-            descending = False
-            candidates = non_losing_moves(pos, mask)
-            if candidates == 0:
-                value = score_bounds(moves)[0]  # the opponent wins with its next disc
-                continue
-            if moves >= CELLS - 2:
-                value = 0  # two cells left, no win for either side in them
-                continue
-            # Neither side wins with its next disc (we cannot: checked before entering; the
-            # opponent cannot: ``candidates``), so the score lies within the bounds two discs on.
-            low, high = score_bounds(moves + 2)
-            # A side with no line of four left free of the other's discs cannot win.
-            # (In a null window only one of the two can matter: a cap of 0 on our score cuts
-            # only when beta > 0, a floor of 0 only when alpha < 0, as then beta <= 0.)
-            if beta > 0:
-                if high > 0 and not bits.has_four(bits.BOARD_MASK & ~(pos ^ mask)):
-                    high = 0
-            elif low < 0 and not bits.has_four(bits.BOARD_MASK & ~pos):
-                low = 0
-            # Each rule below is tried by the player about to move for each of its moves, so
-            # that a position where it holds is cut before it is entered: at a node the rule
-            # for the side to move is tried only at the root (in a null window, a parent that
-            # entered this node has tried it here already).  The rules tried for each move
-            # come after the table and the enhanced cutoffs, which often cut first (the same
-            # nodes, less work); the first player's odd-threat rule after the move ordering,
-            # whose threats it reads.
-            if moves == root and beta > -1 and high > -1:
-                if moves & 1 == 0:
-                    cap = _claimeven_cap(pos, mask)
-                    if cap < high:
-                        high = cap
-                elif _odd_threat_wins(pos ^ mask, mask):
-                    high = -1
-            if alpha < low:
-                alpha = low
-                if alpha >= beta:
-                    value = alpha
-                    continue
-            if beta > high:
-                beta = high
-                if alpha >= beta:
-                    value = beta
-                    continue
-            if moves <= book_discs:
-                at = _book_entry(pos + mask, book)
-                if at:
-                    lowest, highest = book_bounds(book[at])
-                    if alpha < lowest:
-                        alpha = lowest
-                        if alpha >= beta:
-                            value = alpha
-                            continue
-                    if beta > highest:
-                        beta = highest
-                        if alpha >= beta:
-                            value = beta
-                            continue
-            # Near the end of the game a subtree is cheaper to search again than a table
-            # probe, which is a cache miss: no table beyond TABLE_PLIES discs (index -1).
-            index = -1
-            if moves < TABLE_PLIES:
-                key = pos + mask
-                index = key % size
-                prefetch_for_store(table, index)  # this node's entry, stored on its way back
-                val = probe(table, size, index, key)
-                if val != 0:
-                    if val >= FIRST_LOWER:
-                        bound = val - LOWER_BIAS
-                        if alpha < bound:
-                            alpha = bound
-                            if alpha >= beta:
-                                value = alpha
-                                continue
-                    elif val > 0:
-                        bound = val - _UPPER_BIAS
-                        if beta > bound:
-                            beta = bound
-                            if alpha >= beta:
-                                value = beta
-                                continue
-            if moves < ETC_PLIES:
-                # Enhanced transposition cutoff: a child whose table entry caps its score
-                # proves ours at least the negation of that cap, before any child is searched.
-                cut = _etc_bound(pos, mask, candidates, table, size)
-                if cut >= beta:
-                    value = cut
-                    continue
-            elif moves < TABLE_PLIES - 1 and nodes > PREFETCH_NODES:
-                # The children's probes, ahead of time: without the cutoffs above reading
-                # their entries, each child's probe would wait for memory (once the search
-                # has grown: in a small one the slots are empty and the prefetches wasted).
-                child = pos ^ mask
-                rest = candidates
-                while rest:
-                    cell = rest & -rest
-                    rest ^= cell
-                    prefetch(table, size, (child + (mask | cell)) % size)
-            if moves & 1 and alpha < 1 and not bits.has_four(
-                    (pos ^ mask) | (bits.BOARD_MASK & ~(mask | (mask + bits.BOTTOM_ROW)) & _EVEN_ROWS)):
-                # We are the second player: after one of our moves, the claimeven bound of the
-                # opponent caps its score, which bounds ours from below.  (If the opponent fits
-                # four in its discs and the empty cells of rows 0, 2, 4 we cannot play now, it
-                # does so after each of our moves: the bound holds for none.)
-                floor = alpha
-                opp = pos ^ mask
-                rest = candidates
-                while rest:
-                    cell = rest & -rest
-                    rest ^= cell
-                    cap = _claimeven_cap(opp, mask | cell)
-                    if -cap > floor:
-                        floor = -cap
-                        if floor >= 1 or floor >= beta:
-                            break
-                if floor > alpha:
-                    alpha = floor
-                    if alpha >= beta:
-                        value = alpha
-                        continue
-            if (moves < SYMMETRY_PLIES and (mask & _COLUMN_0) == (mask >> _COLUMN_6_SHIFT)
-                    and mirror(pos) == pos and mirror(mask) == mask):
-                candidates &= LEFT_HALF
-            n = order_moves(pos, mask, candidates, 0, stack, moves)
-            row = np.uint64(moves)  # (an unsigned index needs no check for a negative one)
-            if moves & 1 == 0 and alpha < 1:
-                # We are the first player: after one of our moves, the odd-threat rule may hold
-                # for us.  A threat must lie on row 0, 2 or 4 of a column left with an odd number
-                # of free cells; order_moves left each move's threats in the next row.
-                lanes = np.uint64(moves + 1)
-                holds = False
-                for i in range(bits.WIDTH):
-                    cell = candidates & LANE_COLUMNS[i]
-                    if cell == 0:
-                        continue
-                    if n > 1:
-                        threats = stack[lanes, i] & _EVEN_ROWS
-                    else:
-                        threats = bits.winning_cells(pos | cell, mask | cell) & _EVEN_ROWS
-                    if threats == 0:
-                        continue
-                    odd = _odd_free(mask | cell)
-                    if threats & odd and _odd_threats_win(pos | cell, mask | cell, odd, threats & odd):
-                        holds = True
-                        break
-                if holds:
-                    if beta <= 1:
-                        value = 1
-                        continue
-                    alpha = 1
-            stack[row, _S_ALPHA] = alpha
-            stack[row, _S_BETA] = beta
-            stack[row, _S_NEXT] = 0
-            stack[row, _S_COUNT] = n
-            stack[row, _S_POS] = pos
-            stack[row, _S_MASK] = mask
-            stack[row, _S_INDEX] = index
-            # first child
-            pos, mask = pos ^ mask, mask | (stack[row, 0] & CELL_BITS)
-            alpha, beta = -beta, -alpha
-            moves += 1
-            descending = True
-            continue
-
-        # --- hand ``value`` (the score of the node at ``moves``) to its parent ---
-        if moves == root:
+        nodes += 1
+        if nodes > limit:
             counters[NODES] = nodes
-            return value
-        moves -= 1
-        row = np.uint64(moves)
-        score = -value
-        alpha = stack[row, _S_ALPHA]
-        beta = stack[row, _S_BETA]
-        pos = stack[row, _S_POS]
-        mask = stack[row, _S_MASK]
-        index = stack[row, _S_INDEX]
-        if score >= beta:
-            if index >= 0:
-                store(table, size, index, pos + mask, score + LOWER_BIAS)
-            value = score
-            continue
-        if score > alpha:
-            alpha = score
-            stack[row, _S_ALPHA] = alpha
-        i = stack[row, _S_NEXT] + 1
-        if i < stack[row, _S_COUNT]:
-            stack[row, _S_NEXT] = i
-            pos, mask = pos ^ mask, mask | (stack[row, np.uint64(i)] & CELL_BITS)
-            alpha, beta = -beta, -alpha
-            moves += 1
-            descending = True
-            continue
-        if index >= 0:
-            store(table, size, index, pos + mask, alpha + _UPPER_BIAS)
-        value = alpha
+            counters[ABORTED] = 1
+            return 0
+        value, n, alpha, beta = _enter(pos, mask, moves, root, alpha, beta, table, size, stack,
+                                       book, nodes)
+        child = 0
+        if n == 0:  # settled: hand the value up to a node with a child left to search
+            while True:
+                if moves == root:
+                    counters[NODES] = nodes
+                    return value
+                moves -= 1
+                value, child = _child_returned(-value, moves, stack, table, size)
+                if child >= 0:
+                    break
+            row = np.uint64(moves)
+            pos, mask = stack[row, _S_POS], stack[row, _S_MASK]
+            alpha, beta = stack[row, _S_ALPHA], stack[row, _S_BETA]
+        pos, mask = pos ^ mask, mask | (stack[np.uint64(moves), np.uint64(child)] & CELL_BITS)
+        alpha, beta = -beta, -alpha
+        moves += 1
 
 
 @njit(inline="always")
@@ -660,10 +755,11 @@ def solve(
 
 
 # ``solve``'s argument types, as the solver makes its arrays: six ints, the table
-# (``solver.table.new_entries``), ``work`` (``new_work``) and the packed book (``solver.book.Book.packed``).
+# (``solver.table.new_entries``), ``work`` (``new_work``) and the packed book (``solver.book.Book.packed``,
+# read only: a mapped file).
 SOLVE_SIGNATURE = (types.int64,) * 6 + (
     types.Array(types.uint32, 1, "C"), types.Array(types.int64, 2, "C"),
-    types.Array(types.int64, 1, "C"))
+    types.Array(types.int64, 1, "C", readonly=True))
 
 
 def solve_entry() -> Callable[..., tuple[int, int]]:

@@ -31,13 +31,14 @@ from board import Board, IllegalMove, bits
 from board.tactics import CELL_BITS, non_losing_moves, order_moves, winning_moves
 from solver import core
 from solver.book import Book
-from solver.table import SolverTable, probe
+from solver.table import NO_TABLE, SolverTable, probe, slots
 from timecontrol import Clock, SliceSizer
 from timecontrol.counters import UNLIMITED
 from vocabulary import Outcome, Proven
 
-# A Middle-Easy position (144 nodes): solving it loads the compiled code.
-WARM_UP_POSITION = "5554224333234511764415115"
+# An End-Easy position of 36 discs, won (1): finding its move loads the compiled code, and
+# its searches never reach the table (core.TABLE_PLIES), which a warm-up need not allocate.
+WARM_UP_POSITION = "233377345754465174223731671122611552"
 FIRST_SLICE_NODES = 20_000
 MIN_SLICE_NODES = 1_000
 _GAME_OVER = core.GAME_OVER
@@ -111,7 +112,9 @@ class Solver:
     position of the book's complete layers takes its bounds from the book.  The arrays
     ``table.entries`` and ``work`` are the solver's own, ``book`` is shared read only by the
     solvers of one book; all are of the types its compiled search was made for
-    (``core.SOLVE_SIGNATURE``): change the first two's contents, never replace them.
+    (``core.SOLVE_SIGNATURE``): change the first two's contents, never replace them.  The
+    table is allocated by the first search that needs it: a solver made by a command that
+    never solves (a position the book answers) holds none.
     """
 
     # core.solve, called without numba's dispatch; loaded at the first solve of any solver.  A
@@ -121,7 +124,7 @@ class Solver:
     def __init__(self, table_bits: int = 24, *, clock: Clock = time.perf_counter,
                  book: Book | None = None) -> None:
         self.table = SolverTable(table_bits)
-        self._entries = self.table.entries  # (read on every solve)
+        # self._entries, the table's array read on every solve: set by __getattr__ at the first.
         # The book's bounds stop the search at booked positions of its complete layers.
         self.book = book.packed if book is not None else core.no_book()
         # Positions of this many discs take bounds from the book (core.book_position_bounds).
@@ -131,6 +134,13 @@ class Solver:
         self.clock = clock
         # Kept between calls: the node rate measured in one call sizes the next call's slices.
         self.slices = SliceSizer(FIRST_SLICE_NODES, MIN_SLICE_NODES)
+
+    def __getattr__(self, name: str) -> np.ndarray:
+        # Called only while ``_entries`` is not set: the first search allocates the table.
+        if name != "_entries":
+            raise AttributeError(name)
+        self._entries = self.table.entries
+        return self._entries
 
     @property
     def nodes(self) -> int:
@@ -146,9 +156,16 @@ class Solver:
         pays for it: ``core.solve``, ``best_move``'s own calls, ``losing_columns``' probes
         and ``book_bounds``'."""
         board = Board.from_moves(WARM_UP_POSITION)
-        self.best_move(board, weak=True)
-        self.losing_columns(board)
-        core.book_position_bounds(board.position, board.mask, board.moves, self.book)
+        unallocated = "_entries" not in self.__dict__
+        if unallocated:
+            self._entries = NO_TABLE  # (searches of its discs never reach the table)
+        try:
+            self.best_move(board)
+            self.losing_columns(board)
+            core.book_position_bounds(board.position, board.mask, board.moves, self.book)
+        finally:
+            if unallocated:
+                del self._entries
 
     # --- the compiled calls, in slices ------------------------------------------------------
 
@@ -316,7 +333,9 @@ class Solver:
         """The legal columns proven to lose: the opponent can win at once after them, or the
         table holds a proof that it wins (what the searches so far have proven; nothing is
         searched here)."""
-        entries, size = self.table.entries, self.table.size
+        # (A solver that has not searched yet has no table, and nothing proven in it.)
+        entries = self.__dict__.get("_entries", NO_TABLE)
+        size = slots(entries)
         losing = set()
         for col in board.legal_moves():
             if board.is_winning_move(col):

@@ -53,13 +53,20 @@ def table_bits_problems(bits: int, key: str = "solver.table_bits") -> list[str]:
 
 
 def new_entries(size: int) -> np.ndarray:
-    """An empty table of ``size`` slots in the layout above, its memory written."""
+    """An empty table of ``size`` slots in the layout above.
+
+    Its memory is the system's zero pages until a search writes it: a process holds as much of
+    the table as its searches have touched, and the first touch of a page costs a page fault
+    (for the whole table of ``table_bits = 24``, about 5 ms more than writing it again, spread
+    over the first searches)."""
     entries = np.zeros(size + size // 32 + 2, dtype=np.uint32)
-    # Written now: fresh zero pages are mapped on first touch, which would slow the first
-    # solve of a game (page faults in the middle of a move).
-    entries.fill(0)
     entries[-1] = size
     return entries
+
+
+# A table of one slot for searches that never reach the table (``solver.core.TABLE_PLIES``
+# discs or more): a solver's warm-up, before its table is needed.
+NO_TABLE = new_entries(1)
 
 
 @njit(cache=True, inline="always")
@@ -155,14 +162,26 @@ def _prefetch_for_store_compiled(entries: Any, index: Any) -> Any:
 
 class SolverTable:
     """A prime number of slots just above ``2**bits``, 4 bytes each, and the presence bitmap
-    (``bits=24``: 64 MiB and 2 MiB)."""
+    (``bits=24``: 64 MiB and 2 MiB), allocated at the first use of ``entries``."""
 
     def __init__(self, bits: int = MIN_BITS) -> None:
         self.bits = bits
         self.size = TABLE_BITS.size(bits)
+
+    def __getattr__(self, name: str) -> np.ndarray:
+        # Called only while ``entries`` is not set: a solver that never searches never holds it.
+        if name != "entries":
+            raise AttributeError(name)
         self.entries = new_entries(self.size)
+        return self.entries
+
+    @property
+    def allocated(self) -> bool:
+        """Whether the table's memory has been asked for yet (``entries``)."""
+        return "entries" in self.__dict__
 
     def clear(self) -> None:
         """Forget every entry (the bitmap is cleared; the slots are not read again before
         they are written)."""
-        self.entries[self.size:-1] = 0
+        if self.allocated:
+            self.entries[self.size:-1] = 0

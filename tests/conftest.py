@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -42,6 +43,24 @@ def own_settings(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("EDAP01_CONFIG", str(config))
         yield config
+# --- the opening book's cache ---------------------------------------------------------------
+
+
+@pytest.fixture(scope="session", autouse=True)
+def book_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The folder the opening book is unpacked into for the whole session (this process and the
+    commands the tests start): the shipped book is unpacked once per session, in the session's
+    temporary folder, never in the user's cache."""
+    from solver.bookfile import CACHE_ENV
+
+    folder = tmp_path_factory.mktemp("book-cache")
+    before = os.environ.get(CACHE_ENV)
+    os.environ[CACHE_ENV] = str(folder)
+    yield folder
+    if before is None:
+        del os.environ[CACHE_ENV]
+    else:
+        os.environ[CACHE_ENV] = before
 
 
 # --- the engine of the client's tests ------------------------------------------------------

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
+import mmap
 import random
+import subprocess
+import sys
+import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -14,12 +19,9 @@ import pytest
 from batch import BatchExecutor, open_executor
 from board import Board, bits
 from board.keys import canonical_key
-from solver import Solver, core
+from solver import Solver, bookfile, core
 from solver.book import (
     DEFAULT_BOOK_PATH,
-    MAGIC,
-    MAGIC_V1,
-    MAGIC_V2,
     Book,
     BookEntry,
     BookError,
@@ -30,12 +32,15 @@ from solver.book import (
     read_book,
     save_book,
 )
+from solver.bookfile import CACHE_ENV, MAGIC, MAGIC_V1, MAGIC_V2, MAP_HEADER_BYTES, MAP_MAGIC
 from solver.make_book.build import build
 from solver.make_book.cli import DEFAULT_LAYERS_WORK as LAYERS_WORK
 from solver.make_book.cli import SUMMARY_PATH
 from solver.make_book.path import DEFAULT_WORK_PATH, Generator
 from solver.make_book.work import Record, WorkFile, read_records, record_lines
 from tests.helpers import random_position
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def small_book(tmp_path: Path) -> Path:
@@ -164,21 +169,32 @@ def test_a_payload_not_of_its_count_is_refused(tmp_path: Path, extra: int, messa
         read_book(path)
 
 
-@pytest.mark.slow
-def test_the_shipped_book_is_read_without_a_copy_of_its_payload() -> None:
-    """The payload (11 bytes a position) is inflated into the entries (8 bytes) and 3 bytes a
-    position, not held whole beside them: reading peaks below twice the entries' size (a
-    reader holding the payload whole peaked at three times)."""
+def _peak_bytes(call: Callable[[], object]) -> int:
     import tracemalloc
 
     tracemalloc.start()
     try:
-        book = read_book(DEFAULT_BOOK_PATH)
-        peak = tracemalloc.get_traced_memory()[1]
+        call()
+        return tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    assert peak < 2.2 * book.packed.nbytes
-    assert np.array_equal(book.packed, load_book().packed)
+
+
+def test_unpacking_writes_the_entries_into_the_file_not_into_memory(
+        tmp_path: Path, shipped: Book) -> None:
+    """The payload is inflated straight into the mapped file's entries: the process holds the
+    values (3 bytes a position) and a few blocks of the stream, never the entries (8 bytes a
+    position, as reading into memory does) nor the payload (11)."""
+    source = tmp_path / "book.bin"
+    save_book(shipped.up_to(9), source)  # 0.4 million positions
+    data = memoryview(source.read_bytes())
+    header = bookfile.read_header(data, source)
+    into_file = _peak_bytes(lambda: bookfile.unpack_to_file(data, header, source,
+                                                            tmp_path / "book.map"))
+    into_memory = _peak_bytes(lambda: bookfile.read_packed(source, data))
+    assert into_file < into_memory - 7 * header.count
+    mapped = bookfile.map_file(tmp_path / "book.map", header.digest)
+    assert np.array_equal(mapped, read_book(source).packed)
 
 
 def test_a_missing_book_is_refused(tmp_path: Path) -> None:
@@ -223,6 +239,168 @@ def test_entries_no_book_holds_are_refused_naming_the_problem(
                      + zlib.compress(payload))
     with pytest.raises(BookError, match=message):
         read_book(path)
+
+
+# --- the mapped form and its cache ---------------------------------------------------------
+
+
+@pytest.fixture
+def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty cache folder of the test's own (and of the processes it starts)."""
+    folder = tmp_path / "cache"
+    monkeypatch.setenv(CACHE_ENV, str(folder))
+    return folder
+
+
+def _is_mapped(book: Book) -> bool:
+    """Whether the book's entries are a view of a mapped file (not this process's memory)."""
+    base = book.packed.base
+    return isinstance(base, memoryview) and isinstance(base.obj, mmap.mmap)
+
+
+def test_the_mapped_book_agrees_with_the_old_reading_on_every_entry(
+        tmp_path: Path, cache: Path, shipped: Book) -> None:
+    source = tmp_path / "book.bin"
+    save_book(shipped.up_to(6), source)  # 11,000 positions
+    old = read_book(source)  # into memory, as the program read books before
+    mapped = load_book(source)
+    assert _is_mapped(mapped) and not _is_mapped(old)
+    assert np.array_equal(mapped.packed, old.packed) and len(mapped) > bookfile.SAMPLES
+    header = bookfile.read_header(source.read_bytes(), source)
+    assert [path.name for path in cache.iterdir()] == [bookfile.cache_path(header).name]
+    for board, entry in old.entries()[::97]:
+        assert mapped.lookup(board) == entry
+    # A file in the mapped form is used where it is, nothing cached (the ConnectX archive's).
+    direct = tmp_path / "direct.map"
+    direct.write_bytes(bookfile.mapped_bytes(old.packed))
+    assert direct.read_bytes()[:8] == MAP_MAGIC
+    in_place = load_book(direct)
+    assert _is_mapped(in_place) and np.array_equal(in_place.packed, old.packed)
+    assert len(list(cache.iterdir())) == 1
+
+
+def _sampled_entries(path: Path, picks: np.ndarray) -> np.ndarray:
+    """The packed entries at the indices ``picks`` of a compressed book, decoded from the file
+    as a stream: the keys' differences are added up a block at a time and dropped, so the test
+    holds the values (3 bytes a position), never the book (the session's cache holds it)."""
+    data = memoryview(path.read_bytes())
+    header = bookfile.read_header(data, path)
+    count = header.count
+    inflate = zlib.decompressobj()
+    keys = np.zeros(picks.size, dtype=np.int64)
+    values = bytearray()  # the scores, the columns, the flags
+    pending, done, total = b"", 0, np.int64(0)  # done: the keys added up so far
+    for start in range(header.size, len(data), 1 << 20):
+        block = inflate.decompress(data[start:start + (1 << 20)])
+        if done < count:
+            pending += block
+            n = min(len(pending) // 8, count - done)
+            sums = total + np.cumsum(np.frombuffer(pending[:8 * n], dtype="<i8"))
+            inside = (picks >= done) & (picks < done + n)
+            keys[inside] = sums[picks[inside] - done]
+            total = sums[-1] if n else total
+            done += n
+            block, pending = (pending[8 * n:], b"") if done == count else (b"", pending[8 * n:])
+        values += block
+    found = np.frombuffer(bytes(values), dtype=np.uint8)
+    packed = np.empty(picks.size, dtype=np.int64)
+    core.pack_entries(keys, found[picks].view(np.int8), found[count + picks].view(np.int8),
+                      found[2 * count + picks], packed)
+    return packed
+
+
+def test_the_mapped_shipped_book_agrees_with_its_compressed_file_on_samples(shipped: Book) -> None:
+    assert _is_mapped(shipped)
+    picks = np.unique(np.random.default_rng(9).integers(0, len(shipped), 3000))
+    picks = np.concatenate([[0], picks, [len(shipped) - 1]])
+    assert np.array_equal(shipped.packed[1 + picks], _sampled_entries(DEFAULT_BOOK_PATH, picks))
+
+
+def _damaged(data: bytes, damage: str, other: bytes) -> bytes:
+    entries = MAP_HEADER_BYTES + 8  # the first entry, after the header and the complete layers
+    if damage == "truncated":
+        return data[:-8]
+    if damage == "header":
+        return data[:20] + bytes([data[20] ^ 1]) + data[21:]
+    if damage == "an entry":
+        at = entries + 8 * 300 + 6  # a key's bits
+        return data[:at] + bytes([data[at] ^ 0x10]) + data[at + 1:]
+    if damage == "a run of entries zeroed":
+        return data[:entries + 8000] + bytes(4096) + data[entries + 8000 + 4096:]
+    if damage == "another book's":
+        return other
+    return bytes(len(data))  # "emptied"
+
+
+@pytest.mark.parametrize("damage", ["truncated", "header", "an entry", "a run of entries zeroed",
+                                    "another book's", "emptied"])
+def test_a_damaged_cache_file_is_detected_and_unpacked_again(
+        tmp_path: Path, cache: Path, shipped: Book, damage: str) -> None:
+    source = tmp_path / "book.bin"
+    # All 696 positions of a book to 4 discs are sampled; a run longer than the sampling's
+    # step is found in the larger one.
+    save_book(shipped.up_to(6 if damage == "a run of entries zeroed" else 4), source)
+    expected = read_book(source).packed
+    header = bookfile.read_header(source.read_bytes(), source)
+    bookfile.mapped_packed(source)
+    cached = bookfile.cache_path(header)
+    other = bookfile.mapped_bytes(shipped.up_to(3).packed)
+    cached.write_bytes(_damaged(cached.read_bytes(), damage, other))
+    with pytest.raises(BookError):
+        bookfile.map_file(cached, header.digest)
+    assert np.array_equal(bookfile.mapped_packed(source), expected)
+    assert np.array_equal(bookfile.map_file(cached, header.digest), expected)  # rebuilt
+    assert [path.name for path in cache.iterdir()] == [cached.name]  # no temporary file left
+
+
+def test_a_damaged_mapped_file_is_refused_with_a_reason(tmp_path: Path) -> None:
+    """A mapped file loaded as it is (no compressed source to unpack it from again)."""
+    path = tmp_path / "book.map"
+    data = bookfile.mapped_bytes(read_book(small_book(tmp_path)).packed)
+    path.write_bytes(data[:-1])
+    with pytest.raises(BookError, match="truncated"):
+        load_book(path)
+
+
+_TWO_READERS = """
+import hashlib, sys, time
+from pathlib import Path
+from solver.book import load_book
+print("ready", flush=True)
+go = Path(sys.argv[2])
+while not go.exists():
+    time.sleep(0.001)
+book = load_book(sys.argv[1])
+print(hashlib.sha256(book.packed.tobytes()).hexdigest(), flush=True)
+sys.stdin.readline()  # the book stays mapped until the test has looked
+"""
+
+
+def test_two_processes_unpack_and_read_the_book_at_once(
+        tmp_path: Path, cache: Path, shipped: Book) -> None:
+    source = tmp_path / "book.bin"
+    save_book(shipped.up_to(9), source)  # 0.4 million positions: unpacking takes a while
+    go = tmp_path / "go"
+    readers = [subprocess.Popen([sys.executable, "-c", _TWO_READERS, str(source), str(go)],
+                                cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+               for _ in range(2)]
+    try:
+        for reader in readers:
+            assert reader.stdout is not None and reader.stdout.readline() == "ready\n"
+        go.touch()  # both load at the same moment
+        digests = [reader.stdout.readline().strip() for reader in readers if reader.stdout]
+        maps = [Path(f"/proc/{reader.pid}/maps").read_text() if sys.platform == "linux" else ""
+                for reader in readers]
+    finally:
+        for reader in readers:
+            reader.communicate("\n", timeout=60)
+    assert [reader.returncode for reader in readers] == [0, 0]
+    assert digests == [hashlib.sha256(read_book(source).packed.tobytes()).hexdigest()] * 2
+    cached = bookfile.cache_path(bookfile.read_header(source.read_bytes(), source))
+    assert [path.name for path in cache.iterdir()] == [cached.name]  # no temporary file left
+    assert bookfile.map_file(cached).size == len(shipped.up_to(9)) + 1
+    for mapped in maps:  # each maps a file of the cache (the same one unless both unpacked)
+        assert sys.platform != "linux" or str(cached) in mapped
 
 
 @pytest.fixture

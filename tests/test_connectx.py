@@ -154,7 +154,12 @@ def test_the_archive_holds_main_py_and_what_the_agent_imports(
 @pytest.mark.slow
 def test_a_book_too_large_for_the_archive_is_cut_to_the_complete_layers_that_fit(
         tmp_path: Path) -> None:
-    from solver.book import load_book, read_book
+    import mmap
+    import zlib
+
+    from ecosystems.submission import COMPRESS_LEVEL
+    from solver.book import load_book
+    from solver.bookfile import MAP_MAGIC
 
     shipped = load_book()
     path, book_discs = write_submission(tmp_path, AgentSettings(mode=Mode.STRONGEST), SolverSettings(),
@@ -163,8 +168,12 @@ def test_a_book_too_large_for_the_archive_is_cut_to_the_complete_layers_that_fit
         data = archive.extractfile("solver/data/book.bin")
         assert data is not None
         (tmp_path / "cut.bin").write_bytes(data.read())
-    cut = read_book(tmp_path / "cut.bin")
-    assert (tmp_path / "cut.bin").stat().st_size <= 400_000
+    # In the mapped form, used in place where the archive is unpacked (nothing cached).
+    written = (tmp_path / "cut.bin").read_bytes()
+    assert written[:8] == MAP_MAGIC and len(zlib.compress(written, COMPRESS_LEVEL)) <= 400_000
+    cut = load_book(tmp_path / "cut.bin")
+    base = cut.packed.base
+    assert isinstance(base, memoryview) and isinstance(base.obj, mmap.mmap)  # a view of the file
     assert book_discs is not None and 0 <= cut.complete_discs == book_discs < shipped.complete_discs
     # Every position of the cut book's complete layers, with the shipped book's answer.
     assert len(cut) == len(shipped.up_to(cut.complete_discs))

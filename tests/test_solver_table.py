@@ -50,3 +50,32 @@ def test_the_bitmap_marks_exactly_the_slots_written() -> None:
     assert marked == len({key % size for key in keys})
     table.clear()
     assert not bitmap.any()
+
+
+def test_a_solver_holds_no_table_until_its_first_search() -> None:
+    """Made and warmed up (its compiled code loaded), a solver has asked for no table memory,
+    and a strongest engine answering from the book never does; the first search allocates it,
+    and scores are the same as a solver's that had one from the start."""
+    from board import Board
+    from engine import Engine
+    from settings import AgentSettings
+    from solver import Solver
+    from timecontrol import Limit
+    from vocabulary import Mode
+
+    solver = Solver()
+    solver.warm_up()
+    assert not solver.table.allocated
+    assert solver.losing_columns(Board.from_moves("4444")) == set()  # nothing proven yet
+    engine = Engine(AgentSettings(mode=Mode.STRONGEST))
+    engine.warm_up()
+    decision = engine.choose(Board.from_moves("44"), Limit(engine.clock() + 5))
+    assert engine.solver is not None and not engine.solver.table.allocated
+    assert 0 <= decision.column < 7
+    board = Board.from_moves("4642332434166445")  # Pons' Middle-Medium, score -2
+    first = solver.solve(board)
+    assert solver.table.allocated and first is not None and first.score == -2
+    fresh = Solver()
+    fresh.table.entries  # noqa: B018 (allocated before anything is asked)
+    again = fresh.solve(board)
+    assert again is not None and (again.score, again.nodes) == (first.score, first.nodes)
