@@ -41,6 +41,7 @@ from course.errors import (
 from course.grid import Grid
 from settings import redact
 from settings.schema import COURSE_MOVE_SECONDS
+from vocabulary import Ending, Outcome
 
 # The values of ``result``.
 RESULT_RUNNING = 0.0  # the game goes on
@@ -75,6 +76,34 @@ def last_move_result(board: Board, *, full_board_win_is_draw: bool = True) -> fl
     if board.last_mover_won():
         return WIN
     return DRAW if board.is_full() else RESULT_RUNNING
+
+
+def course_result(outcome: Outcome, ending: Ending) -> float:
+    """A finished game's ``result`` for the student whose ``outcome`` it was: ``WIN``,
+    ``DRAW``, ``ILLEGAL`` for a loss by an impossible move, ``LOSS`` for any other loss.  The
+    one conversion of a played game's end into the course's number."""
+    if outcome is Outcome.LOSS:
+        return ILLEGAL if ending is Ending.ILLEGAL else LOSS
+    return WIN if outcome is Outcome.WIN else DRAW
+
+
+def result_outcome(result: float) -> Outcome:
+    """The student's outcome of a finished game the course scored ``result`` (any negative
+    result is a loss)."""
+    return Outcome.WIN if result == WIN else Outcome.DRAW if result == DRAW else Outcome.LOSS
+
+
+def result_ending(result: float, *, four: bool) -> Ending:
+    """How a game the course scored ``result`` ended, as far as a client can tell: ``four``
+    says whether its winner has four in a row on the last board.  -10 is an impossible move,
+    a draw a full board (the course's environment scores a last disc that fills the board and
+    connects four as one too); a win or a loss without a four is the server's ruling (a late
+    move, a bot's fault: its message says which)."""
+    if result == ILLEGAL:
+        return Ending.ILLEGAL
+    if result == DRAW:
+        return Ending.FULL
+    return Ending.FOUR if four else Ending.RULED
 
 
 # --- replies ---------------------------------------------------------------------------------

@@ -66,19 +66,12 @@ from course.protocol import (
     WIN,
     last_move_result,
 )
-from localserver.store import (
-    DRAWN,
-    ILLEGAL_MOVE,
-    LOST,
-    TIMEOUT,
-    WON,
-    GameStore,
-    StoredGame,
-)
+from localserver.store import GameStore, StoredGame
 from localserver.variants import START_MESSAGE_2021, resolve
-from outside.faults import STOPPED, AgentFault, AgentStopped
+from outside.faults import AgentFault, AgentStopped
 from settings import ConfigError, LocalServerSettings
 from settings.loading import describe
+from vocabulary import Ending, Outcome
 
 if TYPE_CHECKING:
     from engine.players import Player
@@ -91,6 +84,7 @@ STUDENT, BOT = 1, -1
 
 Reply = dict[str, Any]
 _T = TypeVar("_T")
+_Fault = tuple[Ending, str]  # how a bot's fault ends its game: the ending, the words of it
 
 
 class RequestError(ValueError):
@@ -278,21 +272,22 @@ class CourseService:
         if bot is not None:
             self.bots.game_over(bot)
 
-    def _move_of(self, bot: Player | None, board: Board) -> tuple[int, str]:
-        """The bot's column, or ``NO_MOVE`` and its fault in words (``kind: detail``)."""
+    def _move_of(self, bot: Player | None, board: Board) -> tuple[int, _Fault | None]:
+        """The bot's column, or ``NO_MOVE`` and how its fault ends the game (the ending and
+        the words of it)."""
         if bot is None:
-            return self._bot_move(board), ""
+            return self._bot_move(board), None
         try:
             column = bot.choose(board)
         except AgentFault as fault:
-            return NO_MOVE, f"{fault.kind.value}: {fault.detail}"
+            return NO_MOVE, (fault.kind, fault.detail)
         except AgentStopped as stopped:
-            return NO_MOVE, f"{STOPPED}: {stopped.detail}"
+            return NO_MOVE, (Ending.STOPPED, stopped.detail)
         except Exception as exc:  # a bot's failure loses its game, the server goes on
-            return NO_MOVE, f"error: {type(exc).__name__}: {exc}"
+            return NO_MOVE, (Ending.ERROR, f"{type(exc).__name__}: {exc}")
         if isinstance(column, bool) or not isinstance(column, int) or not board.can_play(column):
-            return NO_MOVE, f"illegal: answered {column!r}, not a free column"
-        return column, ""
+            return NO_MOVE, (Ending.ILLEGAL, f"answered {column!r}, not a free column")
+        return column, None
 
     def _result_json(self, value: float) -> float | int:
         """A result as the server sends it: 1, -1 and -10 as integers and 0.5 as a float, or
@@ -328,19 +323,20 @@ class CourseService:
 
     def _new_game(self, player: str, running: StoredGame | None) -> Reply:
         first = self.first if self.first != "random" else self._rng.choice(("student", "bot"))
+        student_first = first == "student"
         board = Board()
         botmove = NO_MOVE
         bot = self._new_bot(player)
-        fault = ""
-        if first == "bot":
+        fault = None
+        if not student_first:
             botmove, fault = self._move_of(bot, board)
-            if not fault:
+            if fault is None:
                 board = board.play_unchecked(botmove)
         lost_start = None
         if running is None and self.behaviour.every_start_lost:
             # As a server version did: the -1 itself is booked as a lost game.
             lost_start = "Every new game (-1) is booked as a lost game on this server."
-        game_id = self.store.start(player, first, "" if botmove < 0 else str(botmove),
+        game_id = self.store.start(player, student_first, [] if botmove < 0 else [botmove],
                                    abandon=running, lost_start=lost_start,
                                    bot=None if bot is None else bot.name)
         if running is not None:
@@ -349,12 +345,12 @@ class CourseService:
             with self._game_bots_lock:
                 self._game_bots[game_id] = bot
         prefix = "Your running game was counted as a loss. " if running is not None else ""
-        if fault:
+        if fault is not None:
             game = self.store.running(player)
             assert game is not None and bot is not None
-            msg = f"{prefix}{self._bot_lost(game, '', bot, fault)}"
+            msg = f"{prefix}{self._bot_lost(game, (), bot, fault)}"
             return {"status": True, "msg": msg, "result": self._result_json(WIN),
-                    "botmove": NO_MOVE, "state": _state(board, first)}
+                    "botmove": NO_MOVE, "state": _state(board, student_first)}
         if self.behaviour.null_start_reply:  # first is "student" then (see variants.resolve)
             reply = {"status": True, "msg": START_MESSAGE_2021, "result": None, "botmove": None,
                      "state": None}
@@ -364,7 +360,7 @@ class CourseService:
             else:
                 msg = f"{prefix}New game: the bot started and played column {botmove}."
             reply = {"status": True, "msg": msg, "result": self._result_json(RESULT_RUNNING),
-                     "botmove": botmove, "state": _state(board, first)}
+                     "botmove": botmove, "state": _state(board, student_first)}
         if running is not None:
             self._last_reply.pop(running.id, None)
         self._last_reply[game_id] = self._clock()
@@ -372,82 +368,88 @@ class CourseService:
 
     def _play(self, game: StoredGame, col: int, arrived: float) -> Reply:
         board = game.board  # the stored moves were legal when stored; only their order is checked
-        if board.is_over() or board.first_player_to_move != (game.first == "student"):
+        student_first = game.student_first
+        if board.is_over() or board.first_player_to_move != student_first:
             raise CorruptRecord(f"game {game.id} of {game.player}: not the student's turn")
+        columns = list(game.game.columns)
         last = self._last_reply.get(game.id)
         if self.time_limit > 0 and last is not None and arrived - last > self.time_limit:
             late = arrived - last
             msg = (f"Time limit exceeded: your move came {late:.2f} s after the server's reply"
                    f" (the limit is {self.time_limit:g} s). The game is lost.")
-            self._end(game, game.moves, TIMEOUT, LOSS, msg)
+            self._end(game, columns, Outcome.LOSS, Ending.LATE, msg)
             return _error_reply(msg, result=self._result_json(LOSS),
-                                state=_state(board, game.first))
+                                state=_state(board, student_first))
         if not board.can_play(col):
-            self._end(game, game.moves, ILLEGAL_MOVE, ILLEGAL,
+            self._end(game, columns, Outcome.LOSS, Ending.ILLEGAL,
                       f"Impossible move: column {col} is full.")
             return _error_reply(MSG_IMPOSSIBLE, result=self._result_json(ILLEGAL),
-                                state=_state(board, game.first))
+                                state=_state(board, student_first))
         board = board.play_unchecked(col)
-        moves = game.moves + str(col)
+        columns.append(col)
         ending = self._ends(board)
         if ending != RESULT_RUNNING:
             if ending == WIN:
-                result, outcome, msg = WIN, WON, "You won!"
+                result, outcome, msg = WIN, Outcome.WIN, "You won!"
             elif board.last_mover_won():
-                result, outcome, msg = DRAW, DRAWN, (
+                result, outcome, msg = DRAW, Outcome.DRAW, (
                     "Draw: your four in a row filled the board, and a full board is a draw"
                     " in the course environment.")
             else:
-                result, outcome, msg = DRAW, DRAWN, "Draw: the board is full."
-            self._end(game, moves, outcome, result, msg)
+                result, outcome, msg = DRAW, Outcome.DRAW, "Draw: the board is full."
+            self._end(game, columns, outcome, _board_ending(outcome), msg)
             return {"status": True, "msg": msg, "result": self._result_json(result), "botmove": NO_MOVE,
-                    "state": _state(board, game.first)}
+                    "state": _state(board, student_first)}
         bot = self._game_bot(game)
         botmove, fault = self._move_of(bot, board)
-        if fault:
+        if fault is not None:
             assert bot is not None
-            return {"status": True, "msg": self._bot_lost(game, moves, bot, fault),
+            return {"status": True, "msg": self._bot_lost(game, columns, bot, fault),
                     "result": self._result_json(WIN), "botmove": NO_MOVE,
-                    "state": _state(board, game.first)}
+                    "state": _state(board, student_first)}
         board = board.play_unchecked(botmove)
-        moves += str(botmove)
+        columns.append(botmove)
         ending = self._ends(board)
-        state = _state(board, game.first)
+        state = _state(board, student_first)
         if ending == RESULT_RUNNING:
-            self.store.advance(game, moves)
+            self.store.advance(game, columns)
             reply = {"status": True, "msg": f"The bot played column {botmove}.",
                      "result": self._result_json(RESULT_RUNNING),
                      "botmove": botmove, "state": state}
             self._last_reply[game.id] = self._clock()
             return reply
         if ending == WIN:
-            result, outcome, msg = LOSS, LOST, f"The bot played column {botmove} and won."
+            result, outcome, msg = LOSS, Outcome.LOSS, f"The bot played column {botmove} and won."
         elif board.last_mover_won():
-            result, outcome, msg = DRAW, DRAWN, (
+            result, outcome, msg = DRAW, Outcome.DRAW, (
                 f"Draw: the bot's four in a row in column {botmove} filled the board, and a"
                 " full board is a draw in the course environment.")
         else:
-            result, outcome, msg = DRAW, DRAWN, (
+            result, outcome, msg = DRAW, Outcome.DRAW, (
                 f"Draw: the bot played column {botmove} and the board is full.")
-        self._end(game, moves, outcome, result, msg)
+        self._end(game, columns, outcome, _board_ending(outcome), msg)
         return {"status": True, "msg": msg, "result": self._result_json(result), "botmove": botmove,
                 "state": state}
 
-    def _end(self, game: StoredGame, moves: str, outcome: str, result: float, note: str) -> None:
-        self.store.finish(game, moves, outcome, result, note)
+    def _end(self, game: StoredGame, columns: Sequence[int], student: Outcome, ending: Ending,
+             note: str) -> None:
+        self.store.finish(game, game.ended(columns, student, ending, note))
         self._last_reply.pop(game.id, None)
         self._drop_bot(game.id)
 
-    def _bot_lost(self, game: StoredGame, moves: str, bot: Player, fault: str) -> str:
+    def _bot_lost(self, game: StoredGame, columns: Sequence[int], bot: Player,
+                  fault: _Fault) -> str:
         """End ``game`` as won by the student after its bot's fault (or after the bot was
         stopped from outside its sandbox: the course's protocol has no game without a result,
-        and the student is not to pay for it); the message."""
-        if fault.startswith(f"{STOPPED}: "):
+        and the student is not to pay for it: the server's ruling); the message."""
+        ending, detail = fault
+        if ending is Ending.STOPPED:
+            ending = Ending.RULED
             msg = (f"You won: the bot ({bot.name}) was stopped from outside its sandbox, no fault"
-                   f" of its own: {fault}")
+                   f" of its own: {detail}")
         else:
-            msg = f"You won: the bot ({bot.name}) lost by a fault, {fault}"
-        self._end(game, moves, WON, WIN, msg)
+            msg = f"You won: the bot ({bot.name}) lost by a fault, {ending.value}: {detail}"
+        self._end(game, columns, Outcome.WIN, ending, msg)
         return msg
 
     def stats(self, stil_ids: list[str], api_key: str) -> Reply:
@@ -466,9 +468,15 @@ class CourseService:
                 "total_reward": s.total_reward}
 
 
-def _state(board: Board, first: str) -> list[list[int]]:
+def _board_ending(student: Outcome) -> Ending:
+    """How a game the board decided ended: a draw fills the board (the course's environment
+    scores a full board's four as one too), anything else is four in a row."""
+    return Ending.FULL if student is Outcome.DRAW else Ending.FOUR
+
+
+def _state(board: Board, student_first: bool) -> list[list[int]]:
     """``board`` as a reply's ``state``: the student's discs are 1 whoever is to move."""
-    grid = course_grid(board, student_to_move=board.first_player_to_move == (first == "student"))
+    grid = course_grid(board, student_to_move=board.first_player_to_move == student_first)
     return [list(row) for row in grid]
 
 

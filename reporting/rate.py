@@ -123,15 +123,14 @@ def play_rated(key: RunKey, order: GameOrder, keep: tuple[str, ...]) -> RatedGam
     first.new_game()
     second.new_game()
     names = (key.name, order.rung) if order.player_first else (order.rung, key.name)
-    start = Board.from_moves(order.opening, one_based=False) if order.opening else None
     try:
-        record = play_game(first, second, names=names, start=start)
+        record = play_game(first, second, names=names, opening=order.opening)
     finally:  # an outside agent's process does not wait for the next game
         end_game(first)
         end_game(second)
     finished = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
     return RatedGame(order.number, order.batch, order.rung, order.player_first, record,
-                     order.seeds, order.opening, finished)
+                     order.seeds, finished)
 
 
 # --- the run's files ----------------------------------------------------------------------------
@@ -290,14 +289,8 @@ def play_rungs(key: RunKey, ladder: Ladder, played: list[RatedGame], *, games: i
 
 def player_moves(games: Sequence[RatedGame]) -> list[tuple[int, str, int, int]]:
     """``(game, moves before, column, ply)`` for every move of the rated player."""
-    found = []
-    for game in games:
-        played = "".join(str(c + 1) for c in game.opening)
-        for move in game.record.moves:
-            if move.side == game.player_side:
-                found.append((game.number, played, move.column, move.ply))
-            played += str(move.column + 1)
-    return found
+    return [(game.number, before, move.column, move.ply) for game in games
+            for before, move in game.record.each_move() if move.side == game.player_side]
 
 
 def judge_moves(games: Sequence[RatedGame], files: RunFiles | None, executor: BatchExecutor,

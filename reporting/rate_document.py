@@ -292,8 +292,8 @@ def to_json(rated: Rated) -> dict[str, Any]:
                          "link": w.link} for w in rated.worst],
         "time": None if not rated.timed or not moves else {
             "budget": rated.budget, "moves": len(moves),
-            "mean": round(sum(m.seconds for m in moves) / len(moves), 4),
-            "max": round(max(m.seconds for m in moves), 4),
+            "mean": round(sum(m.seconds or 0.0 for m in moves) / len(moves), 4),
+            "max": round(max(m.seconds or 0.0 for m in moves), 4),
             "over_budget": None if rated.budget is None else
             over_budget(moves, rated.budget)},
         "faults": [{"game": g.number, "rung": g.rung, "kind": g.fault, "detail": g.record.detail}

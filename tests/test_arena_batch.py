@@ -33,7 +33,7 @@ def fixed_depth_plan() -> TournamentPlan:
 
 
 def played(games: list[TournamentGame]) -> list[tuple[Any, ...]]:
-    return [(game.task, game.record.columns, game.record.winner, game.record.reason)
+    return [(game.task, game.record.columns, game.record.winner, game.record.ending)
             for game in games]
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from arena import tournament
-from arena.match import FOUR, FULL, ILLEGAL, PlayedGame, play_game
+from arena.match import play_game
 from arena.results import summarize
 from arena.tournament import (
     GameTask,
@@ -24,7 +24,7 @@ from arena.tournament import (
 )
 from batch import open_executor
 from board import Board
-from engine.games import PlayedMove
+from engine.games import PlayedGame, PlayedMove
 from engine.players import (
     SEED_DEPTH,
     BotPlayer,
@@ -40,7 +40,7 @@ from settings import AgentSettings, SolverSettings, UsageError
 from solver.book import BookError
 from tests import reference
 from tests.helpers import grid_of
-from vocabulary import Mode
+from vocabulary import Ending, Mode
 
 
 def specs(*names: str) -> list:
@@ -136,7 +136,7 @@ def test_forfeits_are_counted_against_the_player_who_made_them() -> None:
         first = Full() if first_is_a else RandomPlayer(random.Random(1))
         second = RandomPlayer(random.Random(2)) if first_is_a else Full()
         outcomes.append(TournamentGame(task, play_game(first, second)))
-    assert all(o.record.reason == ILLEGAL for o in outcomes)
+    assert all(o.record.ending == Ending.ILLEGAL for o in outcomes)
     summary = summarize(plan, outcomes, workers=1, elapsed=0.0)
     a, b = summary.overall
     assert (a.forfeits, a.total.losses, b.forfeits, b.total.wins) == (2, 2, 0, 2)
@@ -266,7 +266,7 @@ def _record(first: str, second: str, winner: int | None) -> PlayedGame:
     """A hand-made finished game: the winner's four in column 0, or a draw."""
     moves = tuple(PlayedMove(ply, column=0 if (ply - 1) % 2 == 0 else 1, seconds=0.01)
                   for ply in range(1, 8))
-    return PlayedGame(first, second, moves, winner, FOUR if winner is not None else FULL)
+    return PlayedGame(first, second, moves, winner, Ending.FOUR if winner is not None else Ending.FULL)
 
 
 def test_results_are_credited_to_the_right_player_and_starter() -> None:
@@ -316,8 +316,8 @@ def test_random_openings_are_shared_by_a_pair_of_games_with_swapped_starters() -
     for outcome in outcomes:
         record, opening = outcome.record, outcome.task.opening
         assert record.moves[0].ply == 3 and record.moves[0].side == 0
-        board = Board.from_moves([*opening, *record.columns], one_based=False)
-        assert board.is_over()
+        assert record.opening == opening
+        assert Board.from_moves(record.columns, one_based=False).is_over()
     assert make_plan(specs("random", "random"), 2, seed=1).opening_plies == 0
 
 

@@ -26,6 +26,7 @@ from localserver.service import (
 )
 from settings import ConfigError
 from tests.helpers import state_of
+from vocabulary import Ending
 
 KEY = "nyckel"
 
@@ -189,9 +190,10 @@ def test_bookkeeping_of_wins_draws_losses_and_illegal_moves(tmp_path: Path) -> N
     reply = quirk.move(ids, 3, KEY)
     assert reply["status"] is False and reply["state"] is None
     check()
-    outcomes = [g.outcome for g in quirk.store.recent("kalle", 20)]
-    assert outcomes == ["illegal", "draw", "abandoned", "abandoned", "abandoned", "lost",
-                        "draw", "won"]
+    ends = [(g.game.ending, g.result) for g in quirk.store.recent("kalle", 20)]
+    assert ends == [(Ending.ILLEGAL, -10), (Ending.FULL, 0.5), (Ending.ABANDONED, -1),
+                    (Ending.ABANDONED, -1), (Ending.ABANDONED, -1), (Ending.FOUR, -1),
+                    (Ending.FULL, 0.5), (Ending.FOUR, 1)]
 
 
 def test_the_bot_takes_an_immediate_win(tmp_path: Path) -> None:
@@ -217,7 +219,8 @@ def test_time_limit_with_an_injected_clock() -> None:
     stats = service.stats(["t"], KEY)
     assert (stats["played"], stats["lost"], stats["total_reward"]) == (1, 1, -1.0)
     assert service.move(["t"], 3, KEY)["status"] is False  # no game any more
-    assert service.store.recent("t", 1)[0].outcome == "timeout"
+    late = service.store.recent("t", 1)[0]
+    assert (late.game.ending, late.result, late.game.winner) == (Ending.LATE, -1, 1)
 
 
 def test_no_time_limit_when_zero() -> None:

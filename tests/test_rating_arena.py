@@ -14,6 +14,7 @@ import pytest
 from arena.ladder import (
     LadderWork,
     fit_ladder,
+    ladder_game,
     ladder_tasks,
     main,
     make_ladder_plan,
@@ -26,6 +27,7 @@ from board import Board
 from engine.players import NoisyPlayer, OursPlayer, SeedPlayer, build_player, parse_spec
 from rating.ladder import load_ladder, save_ladder
 from settings import UsageError
+from vocabulary import Ending
 
 # random is beaten by every bot in a handful of games: a noisy depth-1 search links it to them
 SMALL = (("random", "random"), ("noisy", "ours:0.02:course:d1:noise=0.85"), ("bot:1", "bot:1"),
@@ -138,7 +140,9 @@ def test_a_small_ladder_is_played_resumed_fitted_and_a_player_placed(tmp_path: P
     lines = work.lines()
     assert sorted(line["game"] for line in lines) == list(range(len(tasks)))
     for line in lines:
-        assert line["score"] in (0.0, 0.5, 1.0) and len(line["opening"]) == 2
+        game = ladder_game(line)
+        assert game.points(0) in (0.0, 0.5, 1.0) and len(game.opening) == 2
+        assert game.move_string == line["move_string"] and game.ending in (Ending.FOUR, Ending.FULL)
         assert {line["first"], line["second"]} <= {name for name, _ in SMALL}
 
     other = make_ladder_plan(SMALL[:3], neighbour_pairings(3, 1), 8, 4, 2)
