@@ -21,7 +21,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from board import Board, moves_from_string, moves_to_string
+from board import Board, BoardError, moves_from_string, moves_to_string
 from engine.decision import Decision, ProvenScore, Score, SearchScore
 from vocabulary import Ending, Outcome
 
@@ -196,6 +196,17 @@ class PlayedGame:
     def board(self) -> Board:
         """The position the game reached."""
         return Board.from_moves(self.columns, one_based=False)
+
+    @property
+    def won_on_board(self) -> bool:
+        """Whether the game has a winner whose last move connected four (a game won otherwise
+        was a forfeit or a ruling); False for moves that make no game."""
+        if self.winner is None or not self.moves or self.moves[-1].side != self.winner:
+            return False
+        try:
+            return self.board.last_mover_won()
+        except BoardError:
+            return False
 
     @property
     def over(self) -> bool:

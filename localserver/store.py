@@ -28,15 +28,16 @@ from typing import Any
 from board import Board
 from course.database import MEMORY, connect, connect_read_only, transaction
 from course.grid import Grid, course_grid
-from course.protocol import WIN, Stats, course_result, result_outcome
+from course.protocol import WIN, Stats, course_result, result_ending, result_outcome
 from engine.games import PlayedGame, PlayedMove, winner_of
 from settings import ConfigError
 from vocabulary import Ending, Outcome
 
 RUNNING = "running"  # ``games.outcome`` of a game going on; a finished game's is its Ending
-# ``games.outcome`` as earlier versions wrote it (the others were already an Ending's value).
-_EARLIER_OUTCOMES = {"won": Ending.FOUR, "lost": Ending.FOUR, "draw": Ending.FULL,
-                     "timeout": Ending.LATE}
+# ``games.outcome`` as earlier versions wrote it (the others were already an Ending's value);
+# a game won or lost was won by four in a row, or by the bot's fault (its note says).
+_EARLIER_OUTCOMES = {"draw": Ending.FULL, "timeout": Ending.LATE}
+_EARLIER_WON_OR_LOST = ("won", "lost")
 BOT = "bot"  # the bot's name in a game played by the course's bot
 
 SCHEMA = """
@@ -280,12 +281,16 @@ def _game(row: sqlite3.Row) -> StoredGame:
     student_first = row["first"] == "student"
     player = str(row["player"])
     first, second = (player, bot or BOT) if student_first else (bot or BOT, player)
-    winner, ending = None, None
-    if row["outcome"] != RUNNING:
-        ending = _EARLIER_OUTCOMES.get(row["outcome"]) or _ending(row["outcome"])
-        winner = winner_of(0 if student_first else 1, result_outcome(float(row["result"])))
-    game = PlayedGame(first, second, _moves([int(c) for c in row["moves"]]), winner, ending,
-                      row["note"] or "")
+    moves = _moves([int(c) for c in row["moves"]])
+    outcome, winner, ending = row["outcome"], None, None
+    if outcome != RUNNING:
+        result = float(row["result"])
+        winner = winner_of(0 if student_first else 1, result_outcome(result))
+        if outcome in _EARLIER_WON_OR_LOST:
+            ending = result_ending(result, four=PlayedGame("", "", moves, winner).won_on_board)
+        else:
+            ending = _EARLIER_OUTCOMES.get(outcome) or _ending(outcome)
+    game = PlayedGame(first, second, moves, winner, ending, row["note"] or "")
     return StoredGame(int(row["id"]), player, student_first, float(row["started"]),
                       row["finished"], game, bot)
 

@@ -10,7 +10,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from board import Board, BoardError
 from client.records.masking import player_hashes
 from client.records.schema import (
     STATUS_ABANDONED,
@@ -175,17 +174,8 @@ def _end(row: sqlite3.Row, our_side: int | None,
     winner = winner_of(our_side, result_outcome(float(row["result"])))
     if stored:
         return winner, Ending(stored)
-    return winner, result_ending(float(row["result"]), four=_winner_has_four(moves, winner))
-
-
-def _winner_has_four(moves: tuple[PlayedMove, ...], winner: int | None) -> bool:
-    """Whether the last of ``moves`` is the ``winner``'s and connects four."""
-    if winner is None or not moves or moves[-1].side != winner:
-        return False
-    try:
-        return Board.from_moves([m.column for m in moves], one_based=False).last_mover_won()
-    except BoardError:  # a record whose moves make no game: the server's word stands alone
-        return False
+    four = PlayedGame("", "", moves, winner).won_on_board
+    return winner, result_ending(float(row["result"]), four=four)
 
 
 __all__ = ["RecordReading", "RecordedGame"]
