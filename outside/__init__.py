@@ -14,8 +14,9 @@ with that ending
 (``arena.match``); an agent ended from outside its sandbox raises ``AgentStopped`` instead,
 and the game has no result.  Its process and whatever it started are killed at once
 (``outside.process``), at the end of each game (``end_game``), and at the latest when our
-process exits.  ``ecosystems.players``, which knows every kind of spec,
-parses these (``outside.specs``) and builds them (``build_outside``).
+process exits.  ``ecosystems.players``, the one parser of every kind of spec, parses these
+with the parsers this package contributes (``outside.specs.SPEC_KINDS``) and builds them
+(``build_outside``).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from outside.connectx import ConnectXPlayer
 from outside.faults import AgentFault, AgentStopped
 from outside.program import ProgramPlayer
 from outside.sandbox import Layers, check_strictness, system_layers
-from outside.specs import KINDS, SPEC_HELP, OutsideSpec, parse_outside_spec, split_specs
+from outside.specs import KINDS_HELP, SPEC_KINDS, OutsideSpec
 
 OutsidePlayer = ConnectXPlayer | ProgramPlayer
 
@@ -52,8 +53,8 @@ def end_game(player: object) -> None:
 
 
 __all__ = [
-    "KINDS",
-    "SPEC_HELP",
+    "KINDS_HELP",
+    "SPEC_KINDS",
     "AgentFault",
     "AgentStopped",
     "ConnectXPlayer",
@@ -64,7 +65,5 @@ __all__ = [
     "build_outside",
     "check_strictness",
     "end_game",
-    "parse_outside_spec",
-    "split_specs",
     "system_layers",
 ]

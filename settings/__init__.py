@@ -30,6 +30,7 @@ from settings.schema import (
     ServerSettings,
     Settings,
     SolverSettings,
+    SpecDefaults,
     check_server_url,
 )
 from settings.secrets import (
@@ -57,6 +58,7 @@ __all__ = [
     "ServerSettings",
     "Settings",
     "SolverSettings",
+    "SpecDefaults",
     "UsageError",
     "check_server_url",
     "config_relative",

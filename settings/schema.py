@@ -12,6 +12,7 @@ their problems with the schema's.  A removed key is refused with what replaced i
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Annotated, ClassVar, Literal
 from urllib.parse import urlsplit, urlunsplit
 
@@ -185,6 +186,18 @@ class OutsideSettings(Section):
     there is and say what is missing; ``strict``: refuse to start them)."""
 
     sandbox: Annotated[vocabulary.Sandbox, Field(strict=False)] = vocabulary.Sandbox.AVAILABLE
+
+
+@dataclass(frozen=True)
+class SpecDefaults:
+    """What a front end gives a player spec that leaves it out (``ecosystems.players``): the
+    time per move (its ``--time``, else ``agent.seconds_per_move``; None: none given), the
+    Python that runs a ``connectx:`` file (``--python``; None: ours) and how strictly an outside
+    agent is confined (``--sandbox``, else ``[outside] sandbox``)."""
+
+    seconds: float | None = None
+    python: str | None = None
+    sandbox: vocabulary.Sandbox = vocabulary.Sandbox.AVAILABLE
 
 
 class Settings(Section):

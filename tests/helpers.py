@@ -14,7 +14,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from board import Board
+from ecosystems.players import parse_spec
 from engine.games import PlayedGame
+from engine.players import PlayerSpec
 from tests import reference
 from vocabulary import Ending
 
@@ -36,6 +38,13 @@ def random_position(rng: random.Random, min_plies: int, max_plies: int) -> tuple
             played.append(col)
         if not board.is_over():
             return board, played
+
+
+def engine_spec(text: str, seconds: float | None = None) -> PlayerSpec:
+    """A spec of our engine's kinds (``ours``, ``bot``...), parsed by the one parser."""
+    spec = parse_spec(text, seconds=seconds)
+    assert isinstance(spec, PlayerSpec), spec
+    return spec
 
 
 def scored_game(first: str, second: str, score: float) -> PlayedGame:

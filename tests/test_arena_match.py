@@ -9,8 +9,9 @@ import pytest
 
 from arena.match import GameAbandoned, play_game
 from board import Board
+from ecosystems.players import parse_player
 from engine.games import PlayedGame
-from engine.players import RandomPlayer, parse_player
+from engine.players import RandomPlayer
 from vocabulary import Ending
 
 

@@ -12,9 +12,9 @@ from arena.figures import search_depth_by_ply
 from arena.report import game_lengths, print_report, text_report
 from arena.results import OVERRUN_TOLERANCE, Summary, summarize
 from arena.tournament import TournamentGame, make_plan, plan_tasks
+from ecosystems.players import parse_spec
 from engine import ProvenScore, SearchScore
 from engine.games import PlayedGame, PlayedMove
-from engine.players import parse_spec
 from terminal import progress
 from vocabulary import Ending
 

@@ -10,8 +10,8 @@ import pytest
 import agent
 import search.iterative as iterative_module
 from board import Board, bits
+from ecosystems.players import parse_spec
 from engine import Engine
-from engine.players import parse_spec
 from heuristics import evaluate
 from search import WIN, TranspositionTable, deepest, iterative_deepening
 from search.expectimax import (
@@ -22,6 +22,7 @@ from search.expectimax import (
     root_values,
 )
 from settings import AgentSettings, UsageError
+from tests.helpers import engine_spec
 from timecontrol import Limit
 from timecontrol.counters import new_counters
 from vocabulary import Mode
@@ -188,12 +189,12 @@ def test_the_random_model_is_course_mode_only() -> None:
 
 
 def test_the_spec_option_and_its_label() -> None:
-    spec = parse_spec("ours:random-model", seconds=0.5)
+    spec = engine_spec("ours:random-model", seconds=0.5)
     assert (spec.opponent_model, spec.mode, spec.label) == ("random", "course",
                                                             "ours:0.5:random-model")
     assert parse_spec("ours:course:random-model:1:d4").label == "ours:1:d4:random-model"
     assert parse_spec(spec.label) == spec
-    assert parse_spec("ours:0.5").opponent_model is None
+    assert engine_spec("ours:0.5").opponent_model is None
 
 
 def test_the_command_line_refuses_the_random_model_in_strongest_mode(

@@ -20,10 +20,10 @@ from arena.results import summarize
 from arena.tournament import make_plan, run_tournament
 from board import Board, moves_from_string
 from ecosystems.connectx import observation_of
-from ecosystems.players import is_outside, parse_spec
+from ecosystems.players import is_outside, parse_spec, split_specs
 from engine.games import PlayedGame
 from engine.players import RandomPlayer
-from outside import AgentFault, ConnectXPlayer, OutsideSpec, ProgramPlayer, split_specs
+from outside import AgentFault, ConnectXPlayer, OutsideSpec, ProgramPlayer
 from outside.process import Child, Limits
 from outside.sandbox import descendants
 from settings import UsageError

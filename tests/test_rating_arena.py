@@ -24,9 +24,11 @@ from arena.ladder import (
     write_games_file,
 )
 from board import Board
-from engine.players import NoisyPlayer, OursPlayer, SeedPlayer, build_player, parse_spec
+from ecosystems.players import build_player, parse_spec
+from engine.players import NoisyPlayer, OursPlayer, SeedPlayer
 from rating.ladder import load_ladder, save_ladder
 from settings import UsageError
+from tests.helpers import engine_spec
 from vocabulary import Ending
 
 # random is beaten by every bot in a handful of games: a noisy depth-1 search links it to them
@@ -35,11 +37,11 @@ SMALL = (("random", "random"), ("noisy", "ours:0.02:course:d1:noise=0.85"), ("bo
 
 
 def test_the_noise_option_of_ours() -> None:
-    spec = parse_spec("ours:0.05:strongest:noise=0.3")
+    spec = engine_spec("ours:0.05:strongest:noise=0.3")
     assert (spec.kind, spec.seconds, spec.mode, spec.noise) == ("ours", 0.05, "strongest", 0.3)
     assert spec.label == "ours:0.05:strongest:noise=0.3"
-    assert parse_spec("ours:1:noise=0").noise == 0.0
-    assert parse_spec("ours:1").noise is None
+    assert engine_spec("ours:1:noise=0").noise == 0.0
+    assert engine_spec("ours:1").noise is None
     for bad in ("noise=1.5", "noise=-0.1", "noise=", "noise=x", "noise=1e-3", "noise=."):
         with pytest.raises(UsageError, match="noise must be a share 0-1"):
             parse_spec(f"ours:1:{bad}")
@@ -48,9 +50,9 @@ def test_the_noise_option_of_ours() -> None:
 
 
 def test_the_cpu_option_of_ours_times_moves_by_cpu_time() -> None:
-    spec = parse_spec("ours:0.05:cpu:strongest:noise=0.1")
+    spec = engine_spec("ours:0.05:cpu:strongest:noise=0.1")
     assert spec.cpu_clock and spec.label == "ours:0.05:strongest:cpu:noise=0.1"
-    assert not parse_spec("ours:0.05").cpu_clock
+    assert not engine_spec("ours:0.05").cpu_clock
     with pytest.raises(UsageError, match="second time"):
         parse_spec("ours:1:cpu:cpu")
     player = build_player(parse_spec("ours:0.02:course:cpu"))
