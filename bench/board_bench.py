@@ -171,7 +171,7 @@ def long_games(rng: random.Random, count: int, plies: int = 40) -> list[str]:
             if len(moves) < 4:
                 col = rng.choice(board.legal_moves())
             else:
-                col = engine.choose(board, Limit(float("inf"), depth=6)).column
+                col = engine.decide(board, Limit(float("inf"), depth=6)).column
             board = board.play(col)
             moves.append(col)
         if len(moves) >= plies:

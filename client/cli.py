@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
 
-from client.game import Chooser, Output, move_budget
+from client.game import Decider, Output, move_budget
 from client.interrupt import GameInterrupts
 from client.localgame import CourseEnv, play_local_game
 from client.online import SurvivingOutput, exit_code, run_closing_line, run_online
@@ -134,7 +134,7 @@ def stats_command(options: StatsOptions, context: Context) -> ExitStatus:
 
 
 def run_local(
-    engine: Chooser,
+    engine: Decider,
     opponent: Player,
     *,
     first: str,

@@ -64,12 +64,13 @@ class EngineMoveError(RuntimeError):
     """The engine chose a column that cannot be played: a bug in the engine, never sent."""
 
 
-class Chooser(Protocol):
-    """What the loop needs of the engine (``engine.Engine`` is one)."""
+class Decider(Protocol):
+    """What the loop needs of the engine (``engine.Engine`` is one): a decision within a limit,
+    not a player's bare column (``engine.players.Player``)."""
 
     def new_game(self) -> None: ...
 
-    def choose(self, board: Board, limit: Limit) -> Decision: ...
+    def decide(self, board: Board, limit: Limit) -> Decision: ...
 
 
 def move_budget(agent: AgentSettings, seconds: float | None = None) -> float:
@@ -85,7 +86,7 @@ class OnlineGame:
     def __init__(
         self,
         server: CourseServer,
-        engine: Chooser,
+        engine: Decider,
         records: Records,
         stil_ids: Sequence[str],
         *,
@@ -167,7 +168,7 @@ class OnlineGame:
     def _play(self, game_id: int, mirror: Mirror, received: float, *, resumed: bool) -> OurGame:
         while True:
             deadline = max(received + self.budget, self.clock() + MIN_THINK_SECONDS)
-            decision = self.engine.choose(mirror.board, Limit(deadline))
+            decision = self.engine.decide(mirror.board, Limit(deadline))
             if self.checkpoint is not None:
                 self.checkpoint()
             column = decision.column
@@ -242,4 +243,4 @@ class OnlineGame:
         return OurGame(game, record.our_side, game_id, resumed)
 
 
-__all__ = ["BOT_NAME", "Chooser", "EngineMoveError", "OnlineGame", "move_budget"]
+__all__ = ["BOT_NAME", "Decider", "EngineMoveError", "OnlineGame", "move_budget"]

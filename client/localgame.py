@@ -24,7 +24,7 @@ import numpy as np
 
 from board import Board
 from client.display import format_move, our_side, render_grid
-from client.game import Chooser, Output
+from client.game import Decider, Output
 from client.interrupt import to_stderr
 from client.outcome import OurGame
 from client.records import LOCAL, THEM, US, Records
@@ -72,7 +72,7 @@ def _check(env: CourseEnv, board: Board, our_turn: bool) -> None:
 
 def play_local_game(
     env: CourseEnv,
-    engine: Chooser,
+    engine: Decider,
     opponent: Player,
     *,
     we_start: bool,
@@ -111,7 +111,7 @@ def play_local_game(
             ply = board.moves + 1
             if our_turn:
                 start = clock()
-                decision = engine.choose(board, Limit(start + seconds))
+                decision = engine.decide(board, Limit(start + seconds))
                 took = clock() - start
                 column = decision.column
                 _, reward, done, _ = env.step(column)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from client.game import Chooser, OnlineGame, Output
+from client.game import Decider, OnlineGame, Output
 from client.interrupt import GameInterrupts
 from client.mirror import resume_problem
 from client.outcome import OurGame, move_string_line, plural, slowest_move, tally
@@ -91,7 +91,7 @@ class SurvivingOutput:
 
 def run_online(
     server: CourseServer,
-    engine: Chooser,
+    engine: Decider,
     records: Records,
     stil_ids: Sequence[str],
     *,
@@ -151,7 +151,7 @@ class _Streak:
 
 def _run_online(
     server: CourseServer,
-    engine: Chooser,
+    engine: Decider,
     records: Records,
     stil_ids: Sequence[str],
     *,

@@ -254,7 +254,7 @@ class OursPlayer:
 
     def choose(self, board: Board) -> int:
         limit = Limit.seconds(self.seconds, clock=self.engine.clock, depth=self.max_depth)
-        self.last = self.engine.choose(board, limit)
+        self.last = self.engine.decide(board, limit)
         return self.last.column
 
 

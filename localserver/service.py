@@ -128,7 +128,7 @@ def check_move(move: int) -> int:
 
 class _LockedRandom:
     """The service's ``random.Random``, shared by the request threads: one draw at a time.
-    A ``search.bot.Chooser``, so the bot draws its ties from it."""
+    A ``search.bot.TieBreaker``, so the bot draws its ties from it."""
 
     def __init__(self, rng: random.Random) -> None:
         self._rng = rng

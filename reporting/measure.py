@@ -147,7 +147,7 @@ def depth_and_speed(agent: AgentSettings, solver: SolverSettings, positions: Seq
         depths, nodes, spent = [], 0, 0.0
         for moves in positions:
             engine.new_game()
-            decision = engine.choose(Board.from_moves(moves), Limit.seconds(seconds,
+            decision = engine.decide(Board.from_moves(moves), Limit.seconds(seconds,
                                                                             clock=engine.clock))
             depths.append(decision.depth)
             nodes += decision.nodes

@@ -442,7 +442,7 @@ class FullColumnEngine:
     def new_game(self) -> None:
         pass
 
-    def choose(self, board: Board, limit: Limit) -> Decision:
+    def decide(self, board: Board, limit: Limit) -> Decision:
         return Decision(column=3, score=SearchScore(0), depth=1, nodes=1, seconds=0.0, pv=(3,),
                         source=Source.SEARCH)
 

@@ -82,11 +82,11 @@ class InterruptedEngine:
     def new_game(self) -> None:
         self.engine.new_game()
 
-    def choose(self, board: Board, limit: Limit) -> Decision:
+    def decide(self, board: Board, limit: Limit) -> Decision:
         self.calls += 1
         if self.calls == self.stop_at:
             raise KeyboardInterrupt
-        return self.engine.choose(board, limit)
+        return self.engine.decide(board, limit)
 
 
 def test_an_interrupted_run_is_resumed_by_the_next_one(course_server, engine, tmp_path):

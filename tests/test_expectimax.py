@@ -119,7 +119,7 @@ def test_the_deadline_is_kept_past_the_minimum_depth() -> None:
 def test_a_win_is_taken_at_once_and_a_sooner_win_is_preferred() -> None:
     board = Board.from_moves("112233")  # the first player completes four in column 3 (0-based)
     engine = Engine(opponent_model="random")
-    decision = engine.choose(board, Limit(float("inf"), depth=6))
+    decision = engine.decide(board, Limit(float("inf"), depth=6))
     assert decision.column == 3 and decision.score.value == WIN - 7 and decision.proven
     # A win now outscores a win later: the score of the win is its disc.
     assert max(root_values(board, 3).values()) == WIN - 7
@@ -135,7 +135,7 @@ def test_against_a_random_mover_every_win_is_taken_at_once() -> None:
         ours = game % 2 == 0
         while not board.is_over():
             if ours:
-                col = engine.choose(board, Limit(float("inf"), depth=3)).column
+                col = engine.decide(board, Limit(float("inf"), depth=3)).column
                 if any(board.is_winning_move(c) for c in board.legal_moves()):
                     chances += 1
                     assert board.is_winning_move(col)
@@ -173,7 +173,7 @@ def test_expectimax_plays_for_the_random_movers_mistake_where_alpha_beta_does_no
 
 def test_the_default_engine_still_plays_alpha_beta() -> None:
     board = Board.from_moves("4453")
-    default = Engine().choose(board, Limit(float("inf"), depth=3))
+    default = Engine().decide(board, Limit(float("inf"), depth=3))
     assert default.column == deepest(iterative_deepening(
         board, float("inf"), max_depth=3, min_depth=5, table=TranspositionTable(bits=16))).column
     assert Engine().expectimax_table is None
