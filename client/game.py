@@ -44,7 +44,7 @@ from course.errors import (
 )
 from course.protocol import ILLEGAL, LOSS, RESULT_RUNNING, SERVER_MOVE_LIMIT, CourseServer
 from settings import AgentSettings
-from timecontrol import Limit
+from timecontrol import Clock, Limit
 from vocabulary import Ending, column_label
 
 if TYPE_CHECKING:
@@ -56,7 +56,6 @@ BOT_NAME = "server bot"
 # its minimum depth is searched anyway, and this keeps the budget positive.
 MIN_THINK_SECONDS = 0.01
 
-Clock = Callable[[], float]
 Output = Callable[[str], None]
 
 

@@ -54,8 +54,7 @@ from pydantic import ValidationError
 
 from board import WIDTH, Board
 from course.grid import Grid, course_grid
-from course.ids import player_key as joined_ids
-from course.ids import stil_ids_problem
+from course.ids import player_key, stil_ids_problem
 from course.protocol import (
     MSG_IMPOSSIBLE,
     MSG_WRONG_KEY,
@@ -102,8 +101,9 @@ class CorruptRecord(RuntimeError):
     """A stored game cannot be right (e.g. not the student's turn): the database was altered."""
 
 
-def player_key(stil_ids: Sequence[str]) -> str:
-    """Check the ids and return the key a group is stored under (sorted, joined with ``+``).
+def request_player(stil_ids: Sequence[str]) -> str:
+    """The player a request is for: its ids checked, then the key the group is stored under
+    (``course.ids.player_key``: sorted, joined with ``+``).
 
     Raises ``RequestError`` for a missing, empty, too long or malformed id.
     """
@@ -115,7 +115,7 @@ def player_key(stil_ids: Sequence[str]) -> str:
     problem = stil_ids_problem(ids)
     if problem is not None:
         raise RequestError("stil_id", problem[1])
-    return joined_ids(ids)
+    return player_key(ids)
 
 
 def check_move(move: int) -> int:
@@ -305,7 +305,7 @@ class CourseService:
     def _move(self, stil_ids: list[str], move: int, api_key: str) -> MoveReply | Refusal:
         # The time limit counts from arrival, not from when the player's lock is free.
         arrived = self._clock()
-        player = player_key(stil_ids)
+        player = request_player(stil_ids)
         check_move(move)
         if api_key != self.api_key:
             return Refusal(MSG_WRONG_KEY)
@@ -437,7 +437,7 @@ class CourseService:
         """
         if not self.behaviour.stats_endpoint:
             raise NoStatsEndpoint("this version of the course server has no stats endpoint")
-        player = player_key(stil_ids)
+        player = request_player(stil_ids)
         if api_key != self.api_key:
             return Refusal(MSG_WRONG_KEY).stats_json(player)
         return self.store.stats(player).to_json()
@@ -477,5 +477,5 @@ __all__ = [
     "NoStatsEndpoint",
     "RequestError",
     "check_move",
-    "player_key",
+    "request_player",
 ]

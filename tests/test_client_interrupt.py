@@ -28,11 +28,12 @@ from client.interrupt import FIRST_CTRL_C, SECOND_CTRL_C, GameInterrupts
 from client.localgame import LOCAL_CTRL_C, play_local_game
 from client.online import exit_code, run_online
 from client.records import ONLINE, Records
+from course.ids import player_key
 from course.protocol import WIN
 from gym_connect_four import ConnectFourEnv
 from localserver.background import LocalCourseServer
 from localserver.inprocess import InProcessCourseServer
-from localserver.service import CourseService, player_key
+from localserver.service import CourseService
 from tests.batch_tasks import ctrl_c_lost_in_a_finalizer
 from tests.helpers import default_ctrl_c
 from vocabulary import Ending, ExitStatus

@@ -20,10 +20,11 @@ from client.localgame import LocalGameError, play_local_game
 from client.online import run_online
 from client.records import ONLINE, RecordBusy, Records
 from course.errors import ClientError
+from course.ids import player_key
 from engine import Decision, Engine
 from gym_connect_four import ConnectFourEnv
 from localserver.inprocess import InProcessCourseServer
-from localserver.service import CourseService, player_key
+from localserver.service import CourseService
 from settings import UsageError
 from tests.helpers import assert_option_refused, course_client
 from timecontrol import Limit

@@ -24,7 +24,7 @@ from localserver.service import (
     CourseService,
     NoStatsEndpoint,
     RequestError,
-    player_key,
+    request_player,
 )
 from localserver.variants import START_MESSAGE_2021
 from settings import ConfigError
@@ -268,9 +268,9 @@ def test_out_of_range_input_is_a_request_error(ids: list, move: object, field: s
 
 
 def test_group_ids_are_sorted_and_joined() -> None:
-    assert player_key(["zz-s", "aa_1", "zz-s"]) == "aa_1+zz-s"
-    assert player_key("solo") == "solo"
-    assert player_key(["x" * 50, "åsa"]) == "x" * 50 + "+åsa"
+    assert request_player(["zz-s", "aa_1", "zz-s"]) == "aa_1+zz-s"
+    assert request_player("solo") == "solo"
+    assert request_player(["x" * 50, "åsa"]) == "x" * 50 + "+åsa"
     service = make_service(first="student")
     service.move(["b", "a"], -1, KEY)
     assert service.move(["a", "b"], 3, KEY)["status"] is True  # the same running game
