@@ -15,7 +15,7 @@ players (``build_engine_player``):
   course mode only) and ``random-model`` (expectimax against a uniformly random opponent
   instead of alpha-beta, ``search.expectimax``; course mode only), ``noise=P`` (a share P, 0-1,
   of its moves replaced by uniformly random ones, drawn from the player's ``rng``: the rungs of
-  the rating ladder, ``arena.ladder``, are ``ours:0.05:strongest:cpu:noise=P``), ``cpu`` (the
+  the rating ladder, ``arena.calibration``, are ``ours:0.05:strongest:cpu:noise=P``), ``cpu`` (the
   time per move is this process's CPU time, ``time.process_time``, not the wall clock: a
   machine busy with other work makes the move take longer, not the player weaker).
   ``ours:0.5:threats:course``, ``ours:1:d8``, ``ours:strongest``, ``ours:0.5:random-model``;

@@ -4,7 +4,7 @@
 first-mover term), with intervals.  ``rating.ladder``: the shipped ladder (``load_ladder``), its
 rungs, the check of a fit against its own games, and the rung for a player's current rating
 (``Ladder.choose_for``).  Pure numpy and scipy: the players themselves, and the games that made
-the ladder, are the arena's (``arena.ladder``).
+the ladder, are the arena's (``arena.calibration``).
 """
 
 from rating.fit import Fit, Played, RatingError, fit

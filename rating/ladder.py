@@ -1,6 +1,6 @@
 """The calibrated ladder: reference players with ratings on one scale (``random`` = 0), shipped as
 ``rating/data/ladder.json`` with the games behind them (``ladder-games.jsonl.gz``), made by
-``python -m arena.ladder`` (docs/rating.md).
+``python -m arena.calibration`` (docs/rating.md).
 
 For the ``rate`` command and ``serve --bot ladder``:
 

@@ -52,7 +52,7 @@ CHECKS = "checks.jsonl"
 DEFAULT_GAMES = 400  # a cap: the 95 % interval is 100 points wide after about 220 games
 DEFAULT_WIDTH = 100.0  # points: a narrower 95 % interval stops the run sooner
 # Each rung's pair of games in a round opens with the same random moves, once with each
-# colour: as the ladder's own games were played (``arena.ladder``), and so that two
+# colour: as the ladder's own games were played (``arena.calibration``), and so that two
 # deterministic players do not play one game over and over.
 OPENING_PLIES = 2
 REFEREE_SECONDS = 1.0  # the referee's time to prove one position of the player's

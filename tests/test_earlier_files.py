@@ -13,7 +13,7 @@ import pytest
 
 import agent
 from analysisboard.games import GameFiles
-from arena.ladder import fit_ladder, games_of, ladder_lines
+from arena.calibration import fit_ladder, games_of, ladder_lines
 from batch.lines import read_lines
 from board import Board
 from client.records import Records

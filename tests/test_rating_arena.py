@@ -1,4 +1,4 @@
-"""The ladder's players and games (engine.players' noise option, arena.ladder): the noisy
+"""The ladder's players and games (engine.players' noise option, arena.calibration): the noisy
 perfect player, the plan of the ladder's games, a real run on a work file that resumes, the
 fit written as a ladder, and a player placed on it."""
 
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.ladder import (
+from arena.calibration import (
     LadderWork,
     fit_ladder,
     ladder_game,
@@ -133,7 +133,7 @@ def test_bad_requests_are_one_line(capsys: pytest.CaptureFixture[str], tmp_path:
 def test_a_small_ladder_is_played_resumed_fitted_and_a_player_placed(tmp_path: Path) -> None:
     work = LadderWork(tmp_path / "ladder-work.jsonl")
     plan = make_ladder_plan(SMALL, neighbour_pairings(len(SMALL), 2), 8, 4, 2)
-    from arena.ladder import play
+    from arena.calibration import play
 
     tasks = ladder_tasks(plan)
     assert play(plan, work, "test", 1, None, tasks=tasks[:12]) == 12  # stopped early
@@ -180,7 +180,7 @@ def test_a_small_ladder_is_played_resumed_fitted_and_a_player_placed(tmp_path: P
 
 
 def test_results_against_the_openings_exact_value() -> None:
-    from arena.ladder import against_openings, openings_table
+    from arena.calibration import against_openings, openings_table
     from solver.book import load_book
 
     value = load_book().lookup(Board.from_moves("44"))

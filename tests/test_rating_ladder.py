@@ -129,7 +129,7 @@ def test_a_pair_that_does_not_fit_is_named() -> None:
 
 def test_the_shipped_ladder() -> None:
     if not LADDER_FILE.exists():
-        pytest.skip("no ladder shipped yet (python -m arena.ladder fit)")
+        pytest.skip("no ladder shipped yet (python -m arena.calibration fit)")
     ladder = load_ladder()
     assert GAMES_FILE.exists() and ladder.games_file == GAMES_FILE.name
     names = [r.name for r in ladder.rungs]

@@ -1,19 +1,19 @@
-"""The rating ladder's games: reference players of graded strength, played against their
+"""The rating ladder's calibration: reference players of graded strength, played against their
 neighbours on the ladder, fitted once into ``rating/data/ladder.json`` (``rating``'s Elo-like
 scale, ``random`` = 0); and other players placed on that ladder against its fixed ratings.
 
-``python -m arena.ladder play`` plays the ladder's games: each rung against the next
+``python -m arena.calibration play`` plays the ladder's games: each rung against the next
 ``--distance`` rungs of ``RUNGS`` (in the order of a first fit: adjacent and next-adjacent
 rungs, and one more), ``--games`` per pairing, in pairs of games that share a
 random opening of ``--opening-plies`` plies, once with each rung first.  The games go through
 the tournament machinery (``arena.tournament.play_task`` in the ``batch`` executor: this
 process, ``--workers K`` local processes or a Dask cluster, ``--scheduler ADDRESS``), and each
 finished game is appended to the work file ``rating/data/ladder-work.jsonl``: stopped and run
-again, the same command plays only the games missing.  ``python -m arena.ladder fit`` fits the
+again, the same command plays only the games missing.  ``python -m arena.calibration fit`` fits the
 games (``rating.fit``), writes ``rating/data/ladder.json`` and the games as
 ``rating/data/ladder-games.jsonl.gz``, and prints the check of every pair (``rating.check``).
 
-``python -m arena.ladder place SPEC...`` rates other players (ours) against the ladder: each
+``python -m arena.calibration place SPEC...`` rates other players (ours) against the ladder: each
 plays, in rounds, the rungs nearest its current estimate (a new player starts at the middle
 rung), and is fitted with the ladder's ratings, first-move and draw terms held fixed.  Its
 games go to a work file of their own (``--work``), resumable the same way.
@@ -311,7 +311,7 @@ def fit_command(work: Path, *, dry_run: bool = False, out: Path = LADDER_FILE) -
     """Fit the ladder's games; unless ``dry_run``, write ladder.json and the games file."""
     lines = ladder_lines(work)
     if not lines:
-        raise UsageError(f"no ladder games in {work} or {GAMES_FILE}: run `python -m arena.ladder"
+        raise UsageError(f"no ladder games in {work} or {GAMES_FILE}: run `python -m arena.calibration"
                          " play` first")
     header = next(read_lines(work), {})
     notes = []
@@ -473,7 +473,7 @@ def placement_table(ladder: Ladder, names: Sequence[str], lines: Sequence[dict[s
 def place_command(args: argparse.Namespace) -> int:
     ladder = load_ladder(args.ladder)
     work = LadderWork(args.work)
-    command = " ".join(["python -m arena.ladder place", *args.players])
+    command = " ".join(["python -m arena.calibration place", *args.players])
     if args.no_play:
         lines = work.lines()
     else:
@@ -523,7 +523,7 @@ def openings_table(lines: Sequence[dict[str, Any]]) -> str:
 # --- the command -------------------------------------------------------------------------------
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m arena.ladder", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m arena.calibration", description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
     play_parser = commands.add_parser("play", help="play the ladder's games (resumable)")
     play_parser.add_argument("--games", type=int, default=DEFAULT_GAMES,
@@ -568,7 +568,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 raise UsageError(f"--distance must be at least 1, not {args.distance}")
             pairings = neighbour_pairings(len(RUNGS), args.distance)
             plan = make_ladder_plan(RUNGS, pairings, args.games, args.seed, args.opening_plies)
-            command = " ".join(["python -m arena.ladder", *(argv or sys.argv[1:])])
+            command = " ".join(["python -m arena.calibration", *(argv or sys.argv[1:])])
             played = play(plan, LadderWork(args.work), command, args.workers, args.scheduler)
             print(f"{played} games played; {len(LadderWork(args.work).lines())} in {args.work}",
                   file=sys.stderr)
