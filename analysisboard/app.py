@@ -2,7 +2,7 @@
 
 ``GET /`` is the page (``static/index.html``; the position comes in the URL, ``/?moves=4453``),
 ``/static/...`` its script and style, shipped with the package: nothing is fetched from
-elsewhere.  The API (docs/board.md has every field):
+elsewhere.  The API (docs/analysis-board.md has every field):
 
 - ``GET /api/position?moves=``: the board after a move string: its cells, the legal columns,
   whether the game is over and the four that won it (the page draws what this says: it has no

@@ -416,8 +416,8 @@ def rate(request: RateRequest, settings: Settings) -> int:
         workers = executor.slots
     rated = Rated.of(key.name, spec.label, played, checks, ladder, command=command,
                      budget=budget, seed=seed, workers=workers, referee_seconds=REFEREE_SECONDS,
-                     elapsed=time.monotonic() - started, review=board_review(settings),
-                     board_command=f"python agent.py board --rated {request.out}",
+                     elapsed=time.monotonic() - started, review=review_address(settings),
+                     review_command=f"python agent.py board --rated {request.out}",
                      review_source="rated", sandbox=layers)
     written = write_rated(rated, request.out)
     print_summary(rated)
@@ -425,8 +425,8 @@ def rate(request: RateRequest, settings: Settings) -> int:
     return 0
 
 
-def board_review(settings: Settings) -> str:
-    """The board's address (``[board]`` of the config), where the report's links open."""
+def review_address(settings: Settings) -> str:
+    """The analysis board's address (``[board]`` of the config), where the report's links open."""
     host = settings.board.host
     host = f"[{host}]" if ":" in host else host
     return f"http://{host}:{settings.board.port}/"

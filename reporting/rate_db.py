@@ -27,9 +27,9 @@ from rating.ladder import Ladder, Rung
 from reporting.rate import (
     REFEREE_SECONDS,
     RunFiles,
-    board_review,
     judge_moves,
     read_ladder,
+    review_address,
 )
 from reporting.rated import RatedGame
 from settings import ConfigError, Settings, UsageError, mask_secret
@@ -137,8 +137,8 @@ def rate_db(db: Path, student: str, out: Path, *, ladder: Path | None, workers: 
     rated = Rated.of("student", f"student {masked}", games, checks, chosen,
                      command=command.replace(student, masked), budget=None, seed=None,
                      workers=slots, referee_seconds=REFEREE_SECONDS,
-                     elapsed=time.monotonic() - started, review=board_review(settings),
-                     board_command=f"python agent.py board --db {db}", review_source="server",
+                     elapsed=time.monotonic() - started, review=review_address(settings),
+                     review_command=f"python agent.py board --db {db}", review_source="server",
                      source_words=f"games of {masked} on the local server (`{db}`)",
                      timed=False, notes=notes)
     written = write_rated(rated, out)

@@ -23,7 +23,7 @@ from settings.loading import (
 from settings.schema import (
     MODES,
     AgentSettings,
-    BoardSettings,
+    AnalysisBoardSettings,
     LocalServerSettings,
     OutsideSettings,
     RecordSettings,
@@ -49,7 +49,7 @@ __all__ = [
     "MODES",
     "STIL_IDS_ENV",
     "AgentSettings",
-    "BoardSettings",
+    "AnalysisBoardSettings",
     "Check",
     "ConfigError",
     "LocalServerSettings",

@@ -167,7 +167,7 @@ class SolverSettings(Section):
     share: Annotated[float, Field(gt=0, le=1)] = 0.9
 
 
-class BoardSettings(Section):
+class AnalysisBoardSettings(Section):
     """The analysis board in the browser (``[board]``, ``agent.py board``).
 
     ``db`` is a local server's database whose games the review lists beside the record's
@@ -208,5 +208,5 @@ class Settings(Section):
     record: RecordSettings = RecordSettings()
     local_server: LocalServerSettings = LocalServerSettings()
     solver: SolverSettings = SolverSettings()
-    board: BoardSettings = BoardSettings()
+    board: AnalysisBoardSettings = AnalysisBoardSettings()
     outside: OutsideSettings = OutsideSettings()

@@ -21,7 +21,7 @@ from analysisboard.opponents import Matches, TooManyGames, fault_words, listed_p
 from board import Board
 from outside import AgentFault
 from settings import UsageError
-from tests.boardgames import running_board
+from tests.analysisboard_games import running_analysis_board
 from tests.helpers import gone, new_tag, tagged
 from vocabulary import Ending
 
@@ -44,7 +44,7 @@ def all_gone(timeout: float = 20.0) -> bool:
 def board(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     folder = tmp_path_factory.mktemp("players")
     matches = Matches(listed_players(PLAYERS))
-    with running_board(folder / "games.sqlite3", analysts=1, matches=matches) as url:
+    with running_analysis_board(folder / "games.sqlite3", analysts=1, matches=matches) as url:
         yield {"url": url, "matches": matches}
 
 
@@ -156,7 +156,7 @@ def test_our_engine_still_plays_in_its_modes(board: dict[str, Any]) -> None:
 
 @pytest.mark.slow
 def test_a_board_without_players_refuses_every_player(tmp_path: Path) -> None:
-    with running_board(tmp_path / "games.sqlite3", analysts=1) as url:
+    with running_analysis_board(tmp_path / "games.sqlite3", analysts=1) as url:
         assert requests.get(url + "api/players", timeout=30).json() == {"players": []}
         reply = move(url, moves="", player="bot:2", seconds=0.5, page="p")
         assert reply.status_code == 400 and "lists no players" in reply.json()["error"]

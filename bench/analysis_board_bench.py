@@ -1,6 +1,6 @@
 """The analysis board's targets, measured on the real server (``agent.py board`` in a process).
 
-    python bench/board_bench.py [--positions 300] [--loads 20] [--games 5] [--seed 1]
+    python bench/analysis_board_bench.py [--positions 300] [--loads 20] [--games 5] [--seed 1]
                                 [--json FILE]
 
 1. **Page load**: the page, its script and style loaded in headless chromium (Selenium, as the
