@@ -6,7 +6,7 @@ with the game's moves around it): who played first and second, the columns of an
 played before they took over, their moves, the winner and how the game ended
 (``vocabulary.Ending``), and the words of its detail.  A tournament's and a rate run's games,
 the sequential test's, the ladder's, the client's record, the local server's store and the
-board's review all read and write it; each store converts it to its own columns where it keeps
+analysis board's review all read and write it; each store converts it to its own columns where it keeps
 it (``client.records``, ``localserver.store``), the course's float result is converted in
 ``course.protocol``, and the rating reads its points (``rating.fit``).
 
@@ -92,12 +92,6 @@ class PlayedMove:
         return cls(data["ply"], data["column"], data.get("seconds"), data.get("cpu_seconds"),
                    data.get("depth"), data.get("source"), data.get("nodes"), score,
                    data.get("think"), data.get("mode"))
-
-
-def slowest(moves: Iterable[PlayedMove]) -> PlayedMove | None:
-    """The timed move that took the longest, or None for no timed move."""
-    timed = [move for move in moves if move.seconds is not None]
-    return max(timed, key=lambda move: move.seconds or 0.0, default=None)
 
 
 @dataclass
@@ -210,6 +204,7 @@ class PlayedGame:
 
     @property
     def over(self) -> bool:
+        """Whether the game has ended (a game still running, or left in doubt, has not)."""
         return self.ending is not None
 
     @property
