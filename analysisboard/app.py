@@ -2,7 +2,7 @@
 
 ``GET /`` is the page (``static/index.html``; the position comes in the URL, ``/?moves=4453``),
 ``/static/...`` its script and style, shipped with the package: nothing is fetched from
-elsewhere.  The API (docs/board.md has every field):
+elsewhere.  The API (docs/analysis-board.md has every field):
 
 - ``GET /api/position?moves=``: the board after a move string: its cells, the legal columns,
   whether the game is over and the four that won it (the page draws what this says: it has no
@@ -208,8 +208,9 @@ def create_app(analysts: Analysts, games: GameFiles, matches: Matches | None = N
             if source is not None or id is not None:
                 chosen = params.choice(source, "source", SOURCES, "record")
                 game = games.game(chosen, params.whole(id, "id", low=1, high=2**53))
-                text, our_side, opening = game.moves, game.our_side, game.opening
                 extra = {"game": game.to_json()}
+                text, our_side, opening = (extra["game"]["moves"], extra["game"]["our_side"],
+                                           extra["game"]["opening"])
                 params.position(text, playable=False)  # a stored game is checked like any other
             else:
                 text, _ = params.position(moves, playable=False)

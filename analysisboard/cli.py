@@ -26,7 +26,7 @@ from analysisboard.params import MAX_SECONDS, MIN_SECONDS
 from analysisboard.verdicts import columns_part
 from board import Board, IllegalMove
 from commandline import Command, Context, flag, moves_argument, option, seconds, whole
-from settings import BoardSettings, Settings, UsageError, config_relative, revised
+from settings import AnalysisBoardSettings, Settings, UsageError, config_relative, revised
 from solver import Solver
 from solver.book import load_book
 from vocabulary import ExitStatus
@@ -35,11 +35,11 @@ FLAGS = {"host": "--host", "port": "--port", "db": "--db"}
 DEFAULT_IMAGE_SECONDS = 2.0
 
 
-SHIPPED = BoardSettings()
+SHIPPED = AnalysisBoardSettings()
 
 
 @dataclass(frozen=True)
-class BoardOptions:
+class AnalysisBoardOptions:
     """``agent.py board``'s options: each overrides its key of ``[board]``."""
 
     host: str | None = option("--host", help=f"address to listen on (default {SHIPPED.host})")
@@ -73,8 +73,8 @@ class BoardImageOptions:
                                      f"{MAX_SECONDS:g})")
 
 
-def board_settings(options: BoardOptions, settings: Settings, config: str | None
-                   ) -> tuple[BoardSettings, GameFiles]:
+def board_settings(options: AnalysisBoardOptions, settings: Settings, config: str | None
+                   ) -> tuple[AnalysisBoardSettings, GameFiles]:
     """``[board]`` with the flags applied, and the game files the review reads: the record of
     ``[record]`` (relative to the config file), the server database of ``--db`` (relative to
     the working directory) or ``board.db`` (relative to the config file)."""
@@ -107,7 +107,7 @@ def has_display() -> bool:
     return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
 
-def board_command(options: BoardOptions, context: Context) -> ExitStatus:
+def analysis_board_command(options: AnalysisBoardOptions, context: Context) -> ExitStatus:
     import uvicorn
 
     from analysisboard.app import create_app
@@ -187,8 +187,8 @@ def board_image_command(options: BoardImageOptions, context: Context) -> ExitSta
 
 
 COMMANDS = [
-    Command("board", "the analysis board and game review in the browser", BoardOptions,
-            board_command, compiles=True),
+    Command("board", "the analysis board and game review in the browser", AnalysisBoardOptions,
+            analysis_board_command, compiles=True),
     Command("board-image", "a position as an SVG or PNG picture", BoardImageOptions,
             board_image_command, compiles=True),
 ]

@@ -4,14 +4,15 @@ of an ``agent.py rate`` run.
 All are opened read-only for each request (nothing on disk is created or changed), and only
 these files are ever read: a game is asked for by its source (``record``, ``server`` or
 ``rated``) and its id (a rated game's number in its run), never by a path.  A rate run's games
-are the lines of its ``games.jsonl`` (docs/rate.md).  Each game becomes a ``GameSummary``: its
-moves from the first disc on, which side was ours (the record's player; the server's student;
-a rate run's rated player), and how it ended.
-Ids (a student's STIL id) are shown masked.
+are the lines of its ``games.jsonl`` (docs/rate.md).  Each store hands over its games as the one
+value (``engine.games.PlayedGame``); the review lists each as a ``ListedGame``: where it is
+kept, which side was ours (the record's player; the server's student; a rate run's rated
+player), and the game.  Ids (a student's STIL id) are shown masked.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import sqlite3
 from collections.abc import Iterator
@@ -22,123 +23,115 @@ from typing import Any
 
 from analysisboard.params import BadRequest
 from batch.lines import read_lines
-from client.records import STATUS_ABANDONED, STATUS_FINISHED, RecordedGame, RecordError, Records
+from client.records import RecordedGame, RecordError, Records
+from engine.games import PlayedGame
 from localserver.store import GameStore, StoredGame
 from settings import ConfigError, mask_secret
+from vocabulary import Outcome
 
 RECORD, SERVER, RATED = "record", "server", "rated"
 SOURCES = (RECORD, SERVER, RATED)
 RATED_GAMES = "games.jsonl"  # in a rate run's folder (reporting.rate)
 RESULTS = ("won", "draw", "lost", "unfinished")
+RESULT_WORDS = {Outcome.WIN: "won", Outcome.DRAW: "draw", Outcome.LOSS: "lost"}
 LOCAL_SERVER = "local server database"
 # At most this many games are listed (newest first), after the filters.
 MAX_LISTED = 500
 
 
 @dataclass(frozen=True)
-class GameSummary:
-    """A game as the review lists it; ``moves`` is Pons' move string from the first disc,
-    ``our_side`` 1 when we moved first, 2 when second (None: not known)."""
+class ListedGame:
+    """A game as the review lists it: where it is kept (``source`` and its ``id`` there, when
+    it ``started`` (ISO 8601, UTC), the ``server`` and ``kind`` of game), which side was ours
+    (``our_side`` 0 or 1, None: not known), and the ``game``.  ``status`` says how far an
+    unfinished game of the record got; ``also`` where else the game is kept."""
 
     source: str
     id: int
-    started: str  # ISO 8601, UTC
+    started: str
     server: str
     kind: str
-    player: str
-    opponent: str
-    result: str  # one of RESULTS
-    detail: str
-    moves: str
     our_side: int | None
-    opening: int = 0  # moves played before the players took over (a rate run's opening)
+    game: PlayedGame
+    status: str = ""
+    also: str = ""
+
+    @property
+    def result(self) -> str:
+        """Ours: one of ``RESULTS`` (a game without a result, or whose side is not known, is
+        unfinished)."""
+        outcome = None if self.our_side is None else self.game.outcome(self.our_side)
+        return "unfinished" if outcome is None else RESULT_WORDS[outcome]
+
+    @property
+    def detail(self) -> str:
+        """How the game ended and what was said of it."""
+        game = self.game
+        if game.ending is None:
+            said = f"{self.status}: {game.detail}" if self.status and game.detail else (
+                self.status or game.detail)
+            words = f"unfinished ({said})" if said else "unfinished"
+        else:
+            words = game.ending.words + (f": {game.detail}" if game.detail else "")
+        return f"{words} ({self.also})" if self.also else words
 
     def to_json(self) -> dict[str, Any]:
+        game, side = self.game, self.our_side
+        names = (game.first, game.second) if side != 1 else (game.second, game.first)
         return {"source": self.source, "id": self.id, "started": self.started,
-                "server": self.server, "kind": self.kind, "player": self.player,
-                "opponent": self.opponent, "result": self.result, "detail": self.detail,
-                "moves": self.moves, "plies": len(self.moves), "our_side": self.our_side,
-                "opening": self.opening}
+                "server": self.server, "kind": self.kind, "player": names[0],
+                "opponent": names[1], "result": self.result, "detail": self.detail,
+                "moves": game.move_string, "plies": len(game.columns),
+                "our_side": None if side is None else side + 1, "opening": len(game.opening)}
 
 
-def _record_result(game: RecordedGame) -> tuple[str, str]:
-    if game.status == STATUS_FINISHED and game.result is not None:
-        if game.result >= 1:
-            return "won", "won"
-        if game.result > 0:
-            return "draw", "draw"
-        return "lost", "lost: impossible move" if game.result <= -10 else "lost"
-    if game.status == STATUS_ABANDONED:
-        return "lost", "abandoned (a new game was started over it)"
-    return "unfinished", f"unfinished ({game.status}{': ' + game.note if game.note else ''})"
+def _from_record(game: RecordedGame) -> ListedGame:
+    status = "" if game.game.over else game.status
+    return ListedGame(RECORD, game.id, game.started_at, game.server, game.kind, game.our_side,
+                      game.game, status)
 
 
-def _from_record(game: RecordedGame) -> GameSummary:
-    result, detail = _record_result(game)
-    moves = "".join(str(col + 1) for col in game.columns)
-    side = None if game.we_started is None else 1 if game.we_started else 2
-    return GameSummary(RECORD, game.id, game.started_at, game.server, game.kind,
-                       game.player_masked, game.opponent, result, detail, moves, side)
+def _from_server(stored: StoredGame) -> ListedGame:
+    started = dt.datetime.fromtimestamp(stored.started, dt.UTC).isoformat(timespec="milliseconds")
+    masked = "+".join(mask_secret(name) for name in stored.player.split("+"))
+    game = stored.game
+    names = (masked, game.second) if stored.student_first else (game.first, masked)
+    return ListedGame(SERVER, stored.id, started, LOCAL_SERVER, "server", stored.student_side,
+                      dataclasses.replace(game, first=names[0], second=names[1]))
 
 
-SERVER_RESULTS = {"won": "won", "draw": "draw", "lost": "lost", "illegal": "lost",
-                  "timeout": "lost", "abandoned": "lost", "running": "unfinished"}
-
-
-def _from_server(game: StoredGame) -> GameSummary:
-    started = dt.datetime.fromtimestamp(game.started, dt.UTC).isoformat(timespec="milliseconds")
-    players = "+".join(mask_secret(name) for name in game.player.split("+"))
-    opponent = game.bot or "bot"  # a serve --bot SPEC game names its bot's spec
-    return GameSummary(SERVER, game.id, started, LOCAL_SERVER, "server", players, opponent,
-                       SERVER_RESULTS.get(game.outcome, "lost"), game.note or game.outcome,
-                       "".join(str(int(c) + 1) for c in game.moves),
-                       1 if game.first == "student" else 2)
-
-
-def _from_rated(line: dict[str, Any], run: str) -> GameSummary | None:
+def _from_rated(line: dict[str, Any], run: str) -> ListedGame | None:
     """A game of a rate run's ``games.jsonl`` (None: a line that is not one)."""
     try:
-        number, first = int(line["game"]), bool(line["player_first"])
-        columns = [int(c) for c in line.get("opening", [])]
-        columns += [int(move["column"]) for move in line["moves"]]
-        winner = line["winner"]
-        names = (str(line["first"]), str(line["second"]))
+        number, side = int(line["game"]), 0 if line["player_first"] else 1
+        game = PlayedGame.from_dict(line)
     except (KeyError, TypeError, ValueError):
         return None
-    side = 0 if first else 1
-    result = "draw" if winner is None else "won" if winner == side else "lost"
-    detail = str(line.get("reason", ""))
-    if line.get("detail"):
-        detail += f": {line['detail']}"
     # A game without its time (written by hand) sorts as the oldest.
     started = str(line.get("finished_at") or "1970-01-01T00:00:00+00:00")
-    return GameSummary(RATED, number, started, f"rate run {run}",
-                       "rated", names[side], names[1 - side], result, detail,
-                       "".join(str(c + 1) for c in columns), side + 1,
-                       len(line.get("opening", [])))
+    return ListedGame(RATED, number, started, f"rate run {run}", "rated", side, game)
 
 
 SAME_GAME_SECONDS = 60.0  # a record's game and a server's with the same moves, started this close
 
 
-def _once(recorded: list[GameSummary], served: list[GameSummary]) -> list[GameSummary]:
+def _once(recorded: list[ListedGame], served: list[ListedGame]) -> list[ListedGame]:
     """The record's games and the server's, a game in both listed once (as the record's, its
     detail naming the server's game)."""
     by_moves: dict[str, list[int]] = {}
     for index, game in enumerate(recorded):
-        by_moves.setdefault(game.moves, []).append(index)
+        by_moves.setdefault(game.game.move_string, []).append(index)
     games = list(recorded)
     kept = []
     for game in served:
         started = dt.datetime.fromisoformat(game.started).timestamp()
-        twin = next((i for i in by_moves.get(game.moves, ())
+        twin = next((i for i in by_moves.get(game.game.move_string, ())
                      if abs(dt.datetime.fromisoformat(recorded[i].started).timestamp() - started)
                      <= SAME_GAME_SECONDS), None)
         if twin is None:
             kept.append(game)
         else:
-            games[twin] = replace(games[twin], detail=f"{games[twin].detail} (game {game.id} of"
-                                                      f" the {LOCAL_SERVER} too)")
+            games[twin] = replace(games[twin], also=f"game {game.id} of the {LOCAL_SERVER} too")
     return games + kept
 
 
@@ -157,7 +150,7 @@ class GameFiles:
         return ([RECORD] + ([SERVER] if self.server is not None else [])
                 + ([RATED] if self.rated is not None else []))
 
-    def _rated_games(self) -> list[GameSummary]:
+    def _rated_games(self) -> list[ListedGame]:
         """The games of the rate run (none without one, or before its first game)."""
         if self.rated is None:
             return []
@@ -196,13 +189,13 @@ class GameFiles:
         finally:
             store.close()
 
-    def listing(self, source: str | None = None) -> list[GameSummary]:
+    def listing(self, source: str | None = None) -> list[ListedGame]:
         """Every game of ``source`` (None: all sources), newest first.
 
         A game our client played on the local server is in both the record and the server's
         database: listed together, it is listed once, as the record's game.
         """
-        games: list[GameSummary] = []
+        games: list[ListedGame] = []
         if source in (None, RECORD):
             with self._records() as records:
                 if records is not None:
@@ -217,13 +210,13 @@ class GameFiles:
         games.sort(key=lambda g: g.started, reverse=True)
         return games
 
-    def game(self, source: str, game_id: int) -> GameSummary:
+    def game(self, source: str, game_id: int) -> ListedGame:
         """The game ``game_id`` of ``source``; ``BadRequest`` when there is none."""
         if source == SERVER and self.server is None:
             raise BadRequest("no local server database was given to the board (--db).")
         if source == RATED and self.rated is None:
             raise BadRequest("no rate run was given to the board (--rated).")
-        found: GameSummary | None = None
+        found: ListedGame | None = None
         if source == RATED:
             found = next((g for g in self._rated_games() if g.id == game_id), None)
         elif source == RECORD:
@@ -240,8 +233,8 @@ class GameFiles:
         return found
 
 
-def filtered(games: list[GameSummary], *, server: str | None = None, result: str | None = None,
-             since: dt.date | None = None, until: dt.date | None = None) -> list[GameSummary]:
+def filtered(games: list[ListedGame], *, server: str | None = None, result: str | None = None,
+             since: dt.date | None = None, until: dt.date | None = None) -> list[ListedGame]:
     """The games played on ``server`` (its URL as recorded), with ``result``, started on a day
     from ``since`` to ``until`` (UTC, both included)."""
     kept = []

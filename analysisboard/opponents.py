@@ -31,9 +31,9 @@ from analysisboard.params import BadRequest
 from board import WIDTH, Board
 from ecosystems.players import Spec, build_player, is_ours, is_outside, parse_spec, split_specs
 from engine.players import Player
-from outside import AgentFault, AgentStopped, FaultKind, end_game
-from outside.faults import STOPPED
+from outside import AgentFault, AgentStopped, end_game
 from settings import AgentSettings, SolverSettings, UsageError
+from vocabulary import Ending
 
 MAX_GAMES = 4  # games against listed players kept at once (each may hold a process or an engine)
 IDLE_SECONDS = 300.0  # a game without a move for this long is ended
@@ -98,7 +98,7 @@ def fault_words(name: str, fault: AgentFault, budget: float | None) -> str:
     """A fault as the page shows it: ``program:... lost: late (1.73 s for a 0.5 s budget)``,
     ``... lost: illegal (answered 9: out of range 1-7)``."""
     kind = fault.kind.value.replace("_", " ")
-    if fault.kind == FaultKind.LATE and fault.seconds is not None and budget is not None:
+    if fault.kind == Ending.LATE and fault.seconds is not None and budget is not None:
         return f"{name} lost: {kind} ({fault.seconds:.2f} s for a {budget:g} s budget)"
     return f"{name} lost: {kind} ({fault.detail})"
 
@@ -246,16 +246,16 @@ class Matches:
             column = game.player.choose(board)
             problem = _problem(board, column)
             if problem:
-                raise AgentFault(FaultKind.ILLEGAL, problem)
+                raise AgentFault(Ending.ILLEGAL, problem)
         except AgentFault as fault:
             return self._fault(game, fault, time.perf_counter() - began)
         except AgentStopped as stopped:  # no one's fault: the game ends without a result
             return {"column": None, "player": name, "kind": game.listed.kind,
                     "seconds": round(time.perf_counter() - began, 4), "budget": game.budget,
-                    "fault": {"kind": STOPPED, "detail": stopped.detail},
+                    "fault": {"kind": Ending.STOPPED.value, "detail": stopped.detail},
                     "words": f"{name} was stopped: {stopped.detail}", "over": True}
         except Exception as exc:  # a broken player of another kind loses too (as in the arena)
-            return self._fault(game, AgentFault(FaultKind.ERROR, f"{type(exc).__name__}: {exc}"),
+            return self._fault(game, AgentFault(Ending.ERROR, f"{type(exc).__name__}: {exc}"),
                                time.perf_counter() - began)
         used = time.perf_counter() - began
         chosen = int(column)

@@ -22,7 +22,7 @@ def agent_move(analyst: Analyst, board: Board, mode: Mode, seconds: float) -> di
     engine = analyst.engine(mode)
     if board.moves <= 1:
         engine.new_game()
-    decision = engine.choose(board, Limit.seconds(seconds, clock=engine.clock))
+    decision = engine.decide(board, Limit.seconds(seconds, clock=engine.clock))
     return {
         "column": decision.column,
         "mode": decision.mode,

@@ -15,6 +15,7 @@ from typing import Any
 
 from analysisboard.analysts import Analyst
 from analysisboard.verdicts import outcome_name
+from board import moves_from_string
 from engine.referee import Verdict, judge_game
 
 
@@ -63,7 +64,7 @@ def review_game(analyst: Analyst, moves: str, our_side: int | None,
     the first ``opening`` moves were played before the players took over (a rate run's random
     opening): judged, but no one's."""
     start = time.perf_counter()
-    columns = [int(c) - 1 for c in moves]
+    columns = list(moves_from_string(moves))
     verdicts = judge_game(columns, analyst.solver, analyst.book, seconds)
     entries = [_ply_entry(verdict, our_side, opening) for verdict in verdicts]
     counts, text = summary_text(entries, our_side)

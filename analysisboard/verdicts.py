@@ -84,7 +84,7 @@ def columns_part(solver: Solver, book: Book, board: Board, seconds: float, *,
 def search_part(analyst: Analyst, board: Board, seconds: float) -> dict[str, Any]:
     engine = analyst.course
     engine.new_game()  # the view of a fresh search, as `agent.py move` gives it
-    decision = engine.choose(board, Limit.seconds(seconds, clock=engine.clock))
+    decision = engine.decide(board, Limit.seconds(seconds, clock=engine.clock))
     return {
         "column": decision.column,
         "depth": decision.depth,

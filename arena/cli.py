@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from rich.markup import escape
 
 from arena.human import HumanPlayer, disc, render_board
-from arena.match import FOUR, GameAbandoned, PlayedGame, play_game
+from arena.match import GameAbandoned, play_game
 from arena.report import print_report, write_report
 from arena.results import summarize
 from arena.tournament import (
@@ -28,7 +28,7 @@ from arena.tournament import (
 )
 from arena.work import GAMES_WORK, TournamentWork
 from batch import announce_stopping, open_executor
-from board import Board, moves_to_string
+from board import Board
 from commandline import (
     Command,
     Context,
@@ -46,7 +46,7 @@ from commandline import (
     writable_folder,
 )
 from ecosystems.players import SPEC_HELP, parse_spec, sandbox_layers, split_specs
-from engine.games import PlayedMove
+from engine.games import PlayedGame, PlayedMove
 from engine.overrides import with_mode
 from engine.players import OursPlayer
 from rating.sprt import (
@@ -58,7 +58,7 @@ from rating.sprt import (
 )
 from settings import AgentSettings, SolverSettings, UsageError
 from terminal import live_line, progress
-from vocabulary import ExitStatus, Mode, Sandbox, column_label
+from vocabulary import Ending, ExitStatus, Mode, Sandbox, column_label
 
 if TYPE_CHECKING:
     from arena.sprt import PlayedPair, SprtRun
@@ -406,7 +406,7 @@ def play_terminal(agent: AgentSettings, *, seconds: float, human_first: bool, st
     def on_move(board: Board, move: PlayedMove) -> None:
         agent_moved = (move.side == 0) != human_first
         if agent_moved:
-            detail = f"{move.seconds:.2f} s"
+            detail = f"{move.seconds or 0.0:.2f} s"
             if move.depth is not None:
                 detail += f", depth {move.depth}, {move.source}, {move.mode} mode"
             say(f"The agent plays column {column_label(move.column)} ({detail}).")
@@ -431,20 +431,18 @@ def play_terminal(agent: AgentSettings, *, seconds: float, human_first: bool, st
 
 
 def _announce(record: PlayedGame, human_first: bool, say: Callable[..., None]) -> None:
-    board = Board.from_moves(record.columns, one_based=False)
     last = record.moves[-1].column if record.moves else None
     say()
-    say(render_board(board, last=last))
+    say(render_board(record.board, last=last))
     human_side = 0 if human_first else 1
+    four = record.ending is Ending.FOUR
     if record.winner is None:
         say("Draw: the board is full.")
     elif record.winner == human_side:
-        say("You win! Four in a row." if record.reason == FOUR
-            else f"You win: {escape(record.detail)}.")
+        say("You win! Four in a row." if four else f"You win: {escape(record.detail)}.")
     else:
-        say("The agent wins: four in a row." if record.reason == FOUR
-            else f"You lose: {escape(record.detail)}.")
-    say(f"Move string (for `agent.py analyze`): {moves_to_string(record.columns)}")
+        say("The agent wins: four in a row." if four else f"You lose: {escape(record.detail)}.")
+    say(f"Move string (for `agent.py analyze`): {record.move_string}")
 
 
 __all__ = ["play_command", "play_terminal", "sprt_command", "tournament_command"]

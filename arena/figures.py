@@ -102,9 +102,9 @@ def plot_time_per_move(series: Sequence[Series], path: Path) -> bool:
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     for i, one in enumerate(series):
         colour = colours[i % len(colours)]
-        ax.scatter([m.ply for m in one.moves], [max(m.seconds, 1e-5) for m in one.moves], s=10,
+        ax.scatter([m.ply for m in one.moves], [max(m.seconds or 0.0, 1e-5) for m in one.moves], s=10,
                    alpha=0.3, color=colour, linewidths=0)
-        means = _by_ply(one.moves, lambda m: max(m.seconds, 1e-5))
+        means = _by_ply(one.moves, lambda m: max(m.seconds or 0.0, 1e-5))
         ax.plot(list(means), [sum(v) / len(v) for v in means.values()], color=colour,
                 label=f"{one.label}: mean of {len(one.moves)} moves in {one.games} games")
     for budget in sorted({s.budget for s in series if s.budget is not None}):

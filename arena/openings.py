@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from board import Board, BoardError
+from board import Board, BoardError, moves_from_string
 from board.board import moves_reaching
 from settings import UsageError
 
@@ -109,7 +109,7 @@ def load_openings(path: Path | None = None) -> tuple[Opening, ...]:
                              " first from it)")
         if board.is_over() or not board.legal_moves():
             raise UsageError(f"{where}, line {number}: {text!r} is already decided")
-        openings.append(tuple(int(c) - 1 for c in text))
+        openings.append(moves_from_string(text))
     if not openings:
         raise UsageError(f"{where} holds no opening (one move string a line)")
     return tuple(openings)

@@ -144,7 +144,7 @@ FAULTS_SHOWN = 20  # in the terminal
 
 
 def _fault_rows(faults: Sequence[tuple[int, str, str, str]]) -> list[list[str]]:
-    return [[str(game), player, reason, detail] for game, player, reason, detail in faults]
+    return [[str(game), player, ending, detail] for game, player, ending, detail in faults]
 
 
 def _fault_table(faults: Sequence[tuple[int, str, str, str]]) -> Table:

@@ -11,12 +11,11 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.match import is_forfeit
 from arena.tournament import TournamentGame, TournamentPlan
 from ecosystems.players import is_ours, is_outside
 from engine.games import PlayedMove, Tally
 from outside import Layers
-from vocabulary import Source
+from vocabulary import Ending, Source
 
 # A move slower than its budget by more than this misses the project's timing target.
 OVERRUN_TOLERANCE = 0.05
@@ -33,18 +32,18 @@ class Standing:
     as_first: Tally = field(default_factory=Tally)
     as_second: Tally = field(default_factory=Tally)
     forfeits: int = 0  # games this player lost by an illegal move, a crash, a late move...
-    faults: Counter[str] = field(default_factory=Counter)  # those games by reason
+    faults: Counter[str] = field(default_factory=Counter)  # those games by ending
 
     @property
     def total(self) -> Tally:
         return self.as_first + self.as_second
 
-    def add(self, started: bool, points: float, fault: str | None) -> None:
-        """One game: ``fault`` is the reason of a game this player forfeited, else None."""
+    def add(self, started: bool, points: float, fault: Ending | None) -> None:
+        """One game: ``fault`` is the ending of a game this player forfeited, else None."""
         (self.as_first if started else self.as_second).add(points)
         if fault is not None:
             self.forfeits += 1
-            self.faults[fault] += 1
+            self.faults[fault.value] += 1
 
     def to_dict(self) -> dict[str, Any]:
         total = self.total
@@ -109,6 +108,8 @@ class MoveStats:
         return self._over(self.cpu_seconds)
 
     def add(self, move: PlayedMove, game: int) -> None:
+        if move.seconds is None:  # the arena times every move: a game read from elsewhere
+            return
         self.seconds.append(move.seconds)
         if move.cpu_seconds is not None:
             self.cpu_seconds.append(move.cpu_seconds)
@@ -181,13 +182,15 @@ class Summary:
 
     @property
     def faults(self) -> list[tuple[int, str, str, str]]:
-        """The games lost by a fault, in plan order: (game, player, reason, detail)."""
+        """The games lost by a fault, in plan order: (game, player, ending, detail)."""
         found = []
         for outcome in self.outcomes:
             record = outcome.record
-            if record.winner is not None and is_forfeit(record.reason):
-                loser = record.second if record.winner == 0 else record.first
-                found.append((outcome.task.index, loser, record.reason, record.detail))
+            for side in (0, 1):
+                fault = record.forfeited_by(side)
+                if fault is not None:
+                    found.append((outcome.task.index, record.name(side), fault.value,
+                                  record.detail))
         return found
 
     def to_dict(self) -> dict[str, Any]:
@@ -205,8 +208,8 @@ class Summary:
             "pairings": [p.to_dict() for p in self.pairings],
             "overall": [s.to_dict() for s in self.overall],
             "moves": [m.to_dict() for m in self.moves],
-            "faults": [{"game": game, "player": player, "reason": reason, "detail": detail}
-                       for game, player, reason, detail in self.faults],
+            "faults": [{"game": game, "player": player, "ending": ending, "detail": detail}
+                       for game, player, ending, detail in self.faults],
             "stopped": [{"game": game, "detail": detail} for game, detail in self.stopped],
             "sandbox": self.sandbox.to_dict() if self.sandbox is not None else None,
         }
@@ -229,8 +232,7 @@ def summarize(plan: TournamentPlan, outcomes: list[TournamentGame], *, workers: 
             points = record.points(side)
             if points is None:  # stopped from outside: no result, listed apart
                 continue
-            lost = is_forfeit(record.reason) and record.winner == 1 - side
-            fault = record.reason if lost else None
+            fault = record.forfeited_by(side)
             standing = pairing.a if player == task.a else pairing.b
             standing.add(side == 0, points, fault)
             overall[player].add(side == 0, points, fault)

@@ -94,6 +94,11 @@ def make_sprt_plan(base: Spec, candidate: Spec, sprt: Sprt, max_pairs: int,
     return SprtPlan(plan, sprt, max_pairs)
 
 
+def candidate_side(game: TournamentGame) -> int:
+    """The candidate's side in ``game``: 0 when it moved first, else 1."""
+    return 0 if game.task.first == CANDIDATE else 1
+
+
 @dataclass(frozen=True)
 class PlayedPair:
     """Pair ``pair``'s two games (the base first, then the candidate first)."""
@@ -110,14 +115,8 @@ class PlayedPair:
     @property
     def half_points(self) -> int:
         """The candidate's points in the pair, in halves (0-4)."""
-        total = 0
-        for game in self.games:
-            winner = game.record.winner
-            if winner is None:
-                total += 1
-            elif (game.task.first if winner == 0 else game.task.second) == CANDIDATE:
-                total += 2
-        return total
+        return round(2 * sum(game.record.points(candidate_side(game)) or 0.0
+                             for game in self.games))
 
 
 def play_pair(plan: TournamentPlan, pair: int) -> PlayedPair:
@@ -195,10 +194,9 @@ class SprtRun:
         games = []
         for n, pair in enumerate(self.pairs):
             for game in pair.games:
-                if n < counted:
-                    winner = game.record.winner
-                    side = 0 if game.task.first == CANDIDATE else 1
-                    trinomial[1 if winner is None else 2 if winner == side else 0] += 1
+                outcome = game.record.outcome(candidate_side(game))
+                if n < counted and outcome is not None:
+                    trinomial[outcome + 1] += 1
                 games.append({"pair": pair.pair, "counted": n < counted, **game_line(game)})
         return {
             "base": plan.base, "candidate": plan.candidate,

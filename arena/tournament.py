@@ -33,10 +33,11 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from arena.match import PlayedGame, play_game
+from arena.match import play_game
 from batch import BatchExecutor, default_workers, open_executor, worker_state
 from board import Board, moves_to_string
 from ecosystems.players import Spec, build_player, is_ours, is_outside
+from engine.games import PlayedGame
 from engine.players import Player
 from outside import end_game
 from search.bot import random_move
@@ -107,6 +108,8 @@ class GameTask:
 
 @dataclass(frozen=True)
 class TournamentGame:
+    """A game of the plan as it was played: its task, and the game (opening included)."""
+
     task: GameTask
     record: PlayedGame
 
@@ -288,9 +291,8 @@ def play_task(plan: TournamentPlan, task: GameTask) -> TournamentGame:
     second_rng.seed(task.seeds[1])
     first.new_game()
     second.new_game()
-    start = Board.from_moves(task.opening, one_based=False) if task.opening else None
     try:
-        record = play_game(first, second, start=start,
+        record = play_game(first, second, opening=task.opening,
                            names=(plan.labels[task.first], plan.labels[task.second]))
     finally:  # an outside agent's process does not wait for the next game
         end_game(first)

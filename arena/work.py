@@ -18,14 +18,13 @@ import json
 from pathlib import Path
 from typing import Any
 
-from arena.match import PlayedGame
 from arena.tournament import TournamentGame, TournamentPlan, plan_tasks
 from batch.lines import append_lines, read_lines
 from board import moves_to_string
+from engine.games import PlayedGame
 from settings import UsageError
 
 GAMES_WORK = "games-work.jsonl"
-_RECORD_FIELDS = [field.name for field in dataclasses.fields(PlayedGame)]
 
 
 def plan_identity(plan: TournamentPlan) -> dict[str, Any]:
@@ -46,13 +45,12 @@ def plan_identity(plan: TournamentPlan) -> dict[str, Any]:
 
 
 def game_line(outcome: TournamentGame) -> dict[str, Any]:
-    """One game as a line of ``games.jsonl`` (and of the work file): 0-based columns as every
-    JSON ``column``, and the game's ``move_string`` (1-7) for ``agent.py analyze`` and the board."""
+    """One game as a line of ``games.jsonl`` (and of the work file): the task's place in the
+    plan and the game (``PlayedGame.to_dict``: 0-based columns as every JSON ``column``, the
+    ``move_string`` (1-7) from the empty board for ``agent.py analyze`` and the board)."""
     task = outcome.task
     return {"game": task.index, "pairing": task.pairing, "game_in_pairing": task.game,
-            "seeds": list(task.seeds), "opening": list(task.opening),
-            "move_string": moves_to_string(outcome.record.columns),
-            **outcome.record.to_dict()}
+            "seeds": list(task.seeds), **outcome.record.to_dict()}
 
 
 class OtherPlan(UsageError):
@@ -113,9 +111,8 @@ class TournamentWork:
         done = {}
         for line in played:
             if 0 <= line["game"] < len(tasks):
-                record = {key: line[key] for key in _RECORD_FIELDS if key in line}
                 done[line["game"]] = TournamentGame(tasks[line["game"]],
-                                                    PlayedGame.from_dict(record))
+                                                    PlayedGame.from_dict(line))
         return plan, done
 
     def begin(self, plan: TournamentPlan, command: str) -> None:

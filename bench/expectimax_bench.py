@@ -48,7 +48,7 @@ def play(engine: Engine, depth: int, we_start: bool, rng: random.Random) -> tupl
     while True:
         if ours:
             start = time.perf_counter()
-            col = engine.choose(board, Limit(float("inf"), depth=depth)).column
+            col = engine.decide(board, Limit(float("inf"), depth=depth)).column
             times.append(time.perf_counter() - start)
         else:
             col = rng.choice(board.legal_moves())

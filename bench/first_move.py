@@ -4,7 +4,7 @@
 
 Each trial starts a new Python process (``spawn``), builds the engine as ``agent.py online``
 does (loading the book, allocating the tables), warms it up (``Engine.warm_up``), then times
-``Engine.choose`` on a position off the book's path (a random one with 10 to 14 discs, where
+``Engine.decide`` on a position off the book's path (a random one with 10 to 14 discs, where
 the solver has work to do), then on a second such position.  Reports each call's time against
 the budget: the first call of a process must not overrun more than the later ones do.
 """
@@ -55,7 +55,7 @@ def trial(mode: str, seconds: float, positions: tuple[str, str]) -> tuple[float,
     times = []
     for moves in positions:
         start = time.perf_counter()
-        engine.choose(Board.from_moves(moves), Limit.seconds(seconds, start=start))
+        engine.decide(Board.from_moves(moves), Limit.seconds(seconds, start=start))
         times.append(time.perf_counter() - start)
     return times[0], times[1]
 

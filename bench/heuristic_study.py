@@ -58,7 +58,7 @@ from batch import (  # noqa: E402
 )
 from board import Board  # noqa: E402
 from commandline import add_executor_arguments  # noqa: E402
-from engine.players import parse_spec  # noqa: E402
+from ecosystems.players import parse_spec  # noqa: E402
 from heuristics import HEURISTICS  # noqa: E402
 from search import TranspositionTable, iterative_deepening  # noqa: E402
 from settings import UsageError, load_settings  # noqa: E402

@@ -41,7 +41,7 @@ sys.path.insert(0, str(ROOT))
 from client.game import move_budget  # noqa: E402
 from client.http import HttpCourseServer  # noqa: E402
 from client.online import run_online  # noqa: E402
-from client.outcome import GameOutcome  # noqa: E402
+from client.outcome import OurGame  # noqa: E402
 from client.records import Records  # noqa: E402
 from commandline import seconds as seconds_type  # noqa: E402
 from course.protocol import (  # noqa: E402
@@ -115,7 +115,7 @@ def main() -> int:
         server = TimedServer(HttpCourseServer(ServerSettings(url=local.url, stil_ids=IDS, api_key=KEY)))
         started = time.perf_counter()
         # Stop at a loss like the real command; every game counts here, so loop until done.
-        outcomes: list[GameOutcome] = []
+        outcomes: list[OurGame] = []
         while len(outcomes) < args.games:
             run = run_online(server, engine, records, IDS, budget=budget, games=1,
                              out=lambda line: None)
@@ -123,13 +123,13 @@ def main() -> int:
         wall = time.perf_counter() - started
 
     moves = [m for o in outcomes for m in o.our_moves]
-    seconds = [m.seconds for m in moves]
+    seconds = [m.seconds or 0.0 for m in moves]
     thinks = [m.think or 0.0 for m in moves]
     depths = [m.depth or 0 for m in moves]
     overhead = [s - t for s, t in zip(seconds, thinks, strict=True)]
     results = [o.result for o in outcomes]
     # Each lost game's columns (0-6, in play order) and who started, to replay and analyse.
-    lost_games = [{"we_started": o.we_started, "columns": "".join(map(str, o.columns))}
+    lost_games = [{"we_started": o.we_started, "columns": "".join(map(str, o.game.columns))}
                   for o in outcomes if o.result < 0]
     report: dict[str, object] = {
         "mode": agent.mode,

@@ -42,11 +42,11 @@ def first_moves(name: str, depths: list[int], times: list[float]) -> dict[str, A
     by_depth = {}
     for depth in depths:
         engine.new_game()
-        by_depth[depth] = engine.choose(Board(), Limit(float("inf"), depth)).column
+        by_depth[depth] = engine.decide(Board(), Limit(float("inf"), depth)).column
     by_time = {}
     for seconds in times:
         engine.new_game()
-        decision = engine.choose(Board(), Limit.seconds(seconds))
+        decision = engine.decide(Board(), Limit.seconds(seconds))
         by_time[seconds] = {"column": decision.column, "depth": decision.depth}
     return {"by_depth": by_depth, "by_time": by_time}
 

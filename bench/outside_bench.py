@@ -70,7 +70,7 @@ def measure(player: ConnectXPlayer | ProgramPlayer, games: int, seed: int) -> di
         finally:
             player.end_game()
         side = 0 if ours_first else 1
-        mine = [move.seconds for move in record.moves if move.side == side]
+        mine = [move.seconds or 0.0 for move in record.moves if move.side == side]
         first_moves += mine[:1]
         later_moves += mine[1:]
 

@@ -232,7 +232,7 @@ def main(argv: list[str] | None = None) -> int:
         start = time.perf_counter()
         limit = (Limit.seconds(args.time) if args.depth is None
                  else Limit(float("inf"), args.depth))
-        decision = engine.choose(board, limit)
+        decision = engine.decide(board, limit)
         return decision.column, decision.source, time.perf_counter() - start
 
     kept: dict[int, list[bool]] = defaultdict(list)

@@ -56,7 +56,7 @@ def main() -> int:
             cold = fresh_move(args.time, empty)
         warm = fresh_move(args.time, None)
         engine.new_game()
-        decision = engine.choose(Board(), Limit.seconds(args.time))
+        decision = engine.decide(Board(), Limit.seconds(args.time))
         rows.append({"cold_depth": cold["depth"], "cold_startup": cold["startup_seconds"],
                      "cold_seconds": cold["seconds"], "warm_depth": warm["depth"],
                      "warm_startup": warm["startup_seconds"], "in_process_depth": decision.depth})

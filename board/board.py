@@ -243,6 +243,16 @@ def moves_to_string(columns: Sequence[int]) -> str:
     return "".join(str(c + 1) for c in columns)
 
 
+def moves_from_string(text: str) -> tuple[int, ...]:
+    """A move string's 0-based columns (``moves_to_string`` backwards); ``InvalidMoveString``
+    for a character that is no column 1-7.  Whether the moves make a game is
+    ``Board.from_moves``'s to check."""
+    for index, char in enumerate(text):
+        if char not in "1234567":
+            raise InvalidMoveString(f"move {index + 1} is {char!r}: expected a column 1-7")
+    return tuple(int(char) - 1 for char in text)
+
+
 def moves_reaching(board: Board) -> str:
     """A move string (Pons' notation) of a game that reaches ``board``, such as a position read
     from a course grid, which has no history.

@@ -14,11 +14,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
 
-from client.game import Chooser, Output, move_budget
+from client.game import Decider, Output, move_budget
 from client.interrupt import GameInterrupts
 from client.localgame import CourseEnv, play_local_game
 from client.online import SurvivingOutput, exit_code, run_closing_line, run_online
-from client.outcome import GameOutcome, move_string_line, plural, slowest_move, tally
+from client.outcome import OurGame, move_string_line, plural, slowest_move, tally
 from client.records import Records, masked_ids
 from commandline import (
     Command,
@@ -134,7 +134,7 @@ def stats_command(options: StatsOptions, context: Context) -> ExitStatus:
 
 
 def run_local(
-    engine: Chooser,
+    engine: Decider,
     opponent: Player,
     *,
     first: str,
@@ -143,7 +143,7 @@ def run_local(
     records: Records | None,
     rng: random.Random | None = None,
     out: Output = print,
-) -> list[GameOutcome]:
+) -> list[OurGame]:
     """``games`` games against ``opponent`` in ``gym.make("ConnectFour-v0")``.
 
     ``first`` is ``me``, ``them`` or ``random`` (drawn for each game).
@@ -159,8 +159,9 @@ def run_local(
         out(f"local game {index + 1} of {games} against {opponent.name}")
         outcome = play_local_game(env, engine, opponent, we_start=we_start, seconds=seconds,
                                   records=records, out=out)
-        out(f"result: {RESULT_NAMES[outcome.result]} after {plural(len(outcome.columns), 'disc')}")
-        out(move_string_line(outcome.columns))
+        out(f"result: {RESULT_NAMES[outcome.result]} after"
+            f" {plural(len(outcome.game.columns), 'disc')}")
+        out(move_string_line(outcome.game))
         outcomes.append(outcome)
     result = tally(outcomes)
     out(f"summary: {plural(games, 'game')} against {opponent.name}: {result.wins} won,"
@@ -168,7 +169,7 @@ def run_local(
     slowest = slowest_move(outcomes)
     if slowest is not None:
         _, move = slowest
-        out(f"slowest move: {move.seconds:.3f} s (depth {move.depth})")
+        out(f"slowest move: {move.seconds or 0.0:.3f} s (depth {move.depth})")
     return outcomes
 
 

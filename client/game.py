@@ -22,6 +22,7 @@ closed pipe, Ctrl-C) never leaves a move marked in doubt that the server had ans
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
@@ -30,7 +31,7 @@ from typing import TYPE_CHECKING, Protocol
 from board import Board
 from client.display import format_move, our_side, render_grid, server_says
 from client.mirror import Mirror, resume_problem
-from client.outcome import GameOutcome
+from client.outcome import OurGame
 from client.records import ONLINE, RecordedGame, Records
 from course.errors import (
     ClientError,
@@ -43,8 +44,8 @@ from course.errors import (
 )
 from course.protocol import ILLEGAL, LOSS, RESULT_RUNNING, SERVER_MOVE_LIMIT, CourseServer
 from settings import AgentSettings
-from timecontrol import Limit
-from vocabulary import column_label
+from timecontrol import Clock, Limit
+from vocabulary import Ending, column_label
 
 if TYPE_CHECKING:
     from engine import Decision
@@ -55,7 +56,6 @@ BOT_NAME = "server bot"
 # its minimum depth is searched anyway, and this keeps the budget positive.
 MIN_THINK_SECONDS = 0.01
 
-Clock = Callable[[], float]
 Output = Callable[[str], None]
 
 
@@ -63,12 +63,13 @@ class EngineMoveError(RuntimeError):
     """The engine chose a column that cannot be played: a bug in the engine, never sent."""
 
 
-class Chooser(Protocol):
-    """What the loop needs of the engine (``engine.Engine`` is one)."""
+class Decider(Protocol):
+    """What the loop needs of the engine (``engine.Engine`` is one): a decision within a limit,
+    not a player's bare column (``engine.players.Player``)."""
 
     def new_game(self) -> None: ...
 
-    def choose(self, board: Board, limit: Limit) -> Decision: ...
+    def decide(self, board: Board, limit: Limit) -> Decision: ...
 
 
 def move_budget(agent: AgentSettings, seconds: float | None = None) -> float:
@@ -84,7 +85,7 @@ class OnlineGame:
     def __init__(
         self,
         server: CourseServer,
-        engine: Chooser,
+        engine: Decider,
         records: Records,
         stil_ids: Sequence[str],
         *,
@@ -110,7 +111,7 @@ class OnlineGame:
 
     # The two ways in: a new game, or a recorded one.
 
-    def play_new(self) -> GameOutcome:
+    def play_new(self) -> OurGame:
         """Start a game with -1 and play it to the end."""
         self.engine.new_game()
         game_id = self.records.begin(ONLINE, self.server.name, self.stil_ids, BOT_NAME)
@@ -139,7 +140,7 @@ class OnlineGame:
         self.out(render_grid(mirror.grid(), mirror.we_started))
         return self._play(game_id, mirror, received, resumed=False)
 
-    def resume(self, record: RecordedGame) -> GameOutcome:
+    def resume(self, record: RecordedGame) -> OurGame:
         """Continue a recorded game that ``resume_problem`` found safe."""
         problem = resume_problem(record)
         assert problem is None, problem
@@ -163,10 +164,10 @@ class OnlineGame:
         self.out(render_grid(mirror.grid(), mirror.we_started))
         return self._play(record.id, mirror, received, resumed=True)
 
-    def _play(self, game_id: int, mirror: Mirror, received: float, *, resumed: bool) -> GameOutcome:
+    def _play(self, game_id: int, mirror: Mirror, received: float, *, resumed: bool) -> OurGame:
         while True:
             deadline = max(received + self.budget, self.clock() + MIN_THINK_SECONDS)
-            decision = self.engine.choose(mirror.board, Limit(deadline))
+            decision = self.engine.decide(mirror.board, Limit(deadline))
             if self.checkpoint is not None:
                 self.checkpoint()
             column = decision.column
@@ -183,11 +184,12 @@ class OnlineGame:
             try:
                 reply = self.server.play(column)
             except (ImpossibleMove, LostOnServer) as exc:
-                result = ILLEGAL if isinstance(exc, ImpossibleMove) else LOSS
+                impossible = isinstance(exc, ImpossibleMove)
                 lost = f"our move {ply} (column {column_label(column)}): {exc}"
-                self.records.finish(game_id, result, lost, exc.state)
+                self.records.finish(game_id, ILLEGAL if impossible else LOSS, lost, exc.state,
+                                    ending=Ending.ILLEGAL if impossible else Ending.RULED)
                 self.out(f"{ply:3d}. we play {column_label(column)}: {exc}")
-                return self._outcome(game_id, result, mirror, resumed, lost)
+                return self._outcome(game_id, resumed)
             except ClientError as exc:
                 if exc.in_doubt:
                     # The unconfirmed move stays in the record: the next run will not resume.
@@ -213,8 +215,10 @@ class OnlineGame:
             state = reply.state if reply.state is not None else mirror.grid()
             remarks = [server_says(reply.msg)] if reply.msg else []
             remarks += [f"note: {applied.note}"] if applied.note else []
+            over = applied.result != RESULT_RUNNING
             self.records.replied(game_id, ply, took, applied.bot, state, applied.result,
-                                 "; ".join(remarks) or None)
+                                 "; ".join(remarks) or None,
+                                 ending=mirror.ending(applied.result) if over else None)
             from engine.games import PlayedMove  # the engine is loaded: a move was chosen
 
             self.moves.append(PlayedMove.of(ply, column, took, decision))
@@ -223,24 +227,19 @@ class OnlineGame:
                 self.out(f"{ply + 1:3d}. bot plays {column_label(applied.bot)}")
             self.out(render_grid(state, mirror.we_started) + ("" if reply.state is not None
                                            else "\n(the server sent no board: this is our mirror's)"))
-            if applied.result != RESULT_RUNNING:
+            if over:
                 for line in remarks:
                     self.out(line)
-                return self._outcome(game_id, applied.result, mirror, resumed, applied.note)
+                return self._outcome(game_id, resumed)
 
-    def _outcome(
-        self, game_id: int, result: float, mirror: Mirror, resumed: bool, note: str | None
-    ) -> GameOutcome:
+    def _outcome(self, game_id: int, resumed: bool) -> OurGame:
+        """The finished game as the record has it, our moves of this run with their decisions."""
         record = self.records.game(game_id)
-        return GameOutcome(
-            game_id=game_id,
-            result=result,
-            we_started=mirror.we_started,
-            columns=tuple(record.columns),
-            our_moves=tuple(self.moves),
-            resumed=resumed,
-            note=note,
-        )
+        assert record.our_side is not None
+        ours = {move.ply: move for move in self.moves}
+        game = dataclasses.replace(record.game, moves=tuple(ours.get(move.ply, move)
+                                                            for move in record.game.moves))
+        return OurGame(game, record.our_side, game_id, resumed)
 
 
-__all__ = ["BOT_NAME", "Chooser", "EngineMoveError", "OnlineGame", "move_budget"]
+__all__ = ["BOT_NAME", "Decider", "EngineMoveError", "OnlineGame", "move_budget"]

@@ -24,20 +24,21 @@ import numpy as np
 
 from board import Board
 from client.display import format_move, our_side, render_grid
-from client.game import Chooser, Output
+from client.game import Decider, Output
 from client.interrupt import to_stderr
-from client.outcome import GameOutcome
+from client.outcome import OurGame
 from client.records import LOCAL, THEM, US, Records
 from course.grid import as_grid
-from course.protocol import DRAW, LOSS, WIN
-from engine.games import PlayedMove
+from course.protocol import DRAW, WIN, course_result
+from engine.games import PlayedGame, PlayedMove, winner_of
 from engine.players import Player
 from outside import AgentFault, AgentStopped, end_game
 from settings import UsageError
 from timecontrol import Limit
-from vocabulary import column_label, side_words
+from vocabulary import Ending, Outcome, column_label, side_words
 
 ENV_NAME = "gym_connect_four"
+OURS = "ours"  # our side's name in a local game
 # A local game stops at the first Ctrl-C: unlike a ranked game, nothing is lost by it.
 LOCAL_CTRL_C = ("interrupted (Ctrl-C): the local game in progress is given up (recorded as"
                 " abandoned); nothing else is lost, no server's clock runs in a local game")
@@ -71,7 +72,7 @@ def _check(env: CourseEnv, board: Board, our_turn: bool) -> None:
 
 def play_local_game(
     env: CourseEnv,
-    engine: Chooser,
+    engine: Decider,
     opponent: Player,
     *,
     we_start: bool,
@@ -79,7 +80,7 @@ def play_local_game(
     records: Records | None = None,
     out: Output = print,
     clock: Callable[[], float] = time.perf_counter,
-) -> GameOutcome:
+) -> OurGame:
     """One game in ``env`` (the raw env or ``gym.make``'s wrapper) between ``engine`` and ``opponent``."""
     env.reset(board=None)
     engine.new_game()
@@ -90,9 +91,19 @@ def play_local_game(
         records.started(game_id, we_start, as_grid(env.board), None)
     board = Board()
     our_turn = we_start
-    columns: list[int] = []
-    stats: list[PlayedMove] = []
+    ours = 0 if we_start else 1  # our side
+    moves: list[PlayedMove] = []
     result = None
+
+    def ended(outcome: Outcome, ending: Ending, detail: str = "") -> OurGame:
+        """The game over, with our ``outcome``: recorded, and as a value."""
+        names = (OURS, opponent.name) if we_start else (opponent.name, OURS)
+        game = PlayedGame(*names, tuple(moves), winner_of(ours, outcome), ending, detail)
+        if records is not None and game_id is not None:
+            records.finish(game_id, course_result(outcome, ending), detail or None,
+                           as_grid(env.board), ending=ending)
+        return OurGame(game, ours, game_id)
+
     out(("we start" if we_start else f"{opponent.name} starts") + f"; {our_side(we_start)},"
         f" {opponent.name} {side_words(not we_start)}; columns 1-7 as in move strings")
     try:
@@ -100,11 +111,11 @@ def play_local_game(
             ply = board.moves + 1
             if our_turn:
                 start = clock()
-                decision = engine.choose(board, Limit(start + seconds))
+                decision = engine.decide(board, Limit(start + seconds))
                 took = clock() - start
                 column = decision.column
                 _, reward, done, _ = env.step(column)
-                stats.append(PlayedMove.of(ply, column, took, decision))
+                moves.append(PlayedMove.of(ply, column, took, decision))
                 if records is not None and game_id is not None:
                     records.played(game_id, ply, US, column, decision, took)
                 out(format_move(ply, column, decision, took))
@@ -114,35 +125,34 @@ def play_local_game(
                 except AgentStopped as stopped:  # no one's fault: no result
                     note = f"{opponent.name} was stopped: {stopped.detail}"
                     if records is not None and game_id is not None:
-                        records.abandon(game_id, note)
+                        records.abandon(game_id, note, Ending.STOPPED)
                     result = DRAW  # not a result: only so that nothing else is recorded
                     raise UsageError(f"{note} (the game is recorded as abandoned)") from None
                 except AgentFault as fault:  # an outside opponent's fault: our win
                     result = WIN
                     note = f"{opponent.name} lost by a fault, {fault.kind.value}: {fault.detail}"
-                    grid = as_grid(env.board)
-                    if records is not None and game_id is not None:
-                        records.finish(game_id, result, note, grid)
+                    outcome = ended(Outcome.WIN, fault.kind, note)
                     out(note)
-                    return GameOutcome(game_id, result, we_start, tuple(columns), tuple(stats))
+                    return outcome
                 env.change_player()
                 _, reward, done, _ = env.step(column)
                 env.change_player()
+                moves.append(PlayedMove(ply, column))
                 if records is not None and game_id is not None:
                     records.played(game_id, ply, THEM, column)
                 out(f"{ply:3d}. {opponent.name} plays {column_label(column)}")
             board = board.play(column)
-            columns.append(column)
             we_moved, our_turn = our_turn, not our_turn
             _check(env, board, our_turn)
             grid = as_grid(env.board)
             if done:
                 # The reward is the mover's: 1 a win, 0.5 a full board (the environment's verdict).
-                result = DRAW if reward == DRAW else WIN if we_moved else LOSS
-                if records is not None and game_id is not None:
-                    records.finish(game_id, result, None, grid)
+                result = reward
+                draw = reward == DRAW
+                outcome = ended(Outcome.DRAW if draw else Outcome.WIN if we_moved else Outcome.LOSS,
+                                Ending.FULL if draw else Ending.FOUR)
                 out(render_grid(grid, we_start))
-                return GameOutcome(game_id, result, we_start, tuple(columns), tuple(stats))
+                return outcome
             if our_turn:
                 out(render_grid(grid, we_start))
     except BaseException as exc:

@@ -26,8 +26,9 @@ from course.protocol import (
     WIN,
     MoveReply,
     last_move_result,
+    result_ending,
 )
-from vocabulary import column_label
+from vocabulary import Ending, column_label
 
 
 def _describe_difference(server: Grid, ours: Grid) -> str:
@@ -97,7 +98,7 @@ class Mirror:
     def from_record(cls, record: RecordedGame) -> Mirror:
         """The mirror of a recorded game (call ``resume_problem`` first)."""
         assert record.we_started is not None
-        return cls(Board.from_moves(record.columns, one_based=False), record.we_started)
+        return cls(record.game.board, record.we_started)
 
     def apply(self, column: int, reply: MoveReply) -> Applied:
         """Play our ``column`` and the bot's reply, and check the server's board and result.
@@ -150,6 +151,12 @@ class Mirror:
                     f" where our rules give {ours}; the server's result counts")
         return Applied(reply.result, played, note)
 
+    def ending(self, result: float) -> Ending:
+        """How the game the server scored ``result`` (for us) ended, as far as the mirror's
+        board shows (``result_ending``)."""
+        winner_moved_last = (result == WIN) != self.our_turn
+        return result_ending(result, four=self.board.last_mover_won() and winner_moved_last)
+
     def expected_result(self) -> float:
         """The result our rules give the mirror, for us (the course's full-board quirk included)."""
         result = last_move_result(self.board)
@@ -191,7 +198,7 @@ def resume_problem(record: RecordedGame) -> str | None:
         return (f"the start of {name} was sent but no reply was recorded: the server may have"
                 " started a game we know nothing of")
     if record.status == STATUS_STOPPED:
-        return f"{name} was stopped in an unknown state: {record.note}"
+        return f"{name} was stopped in an unknown state: {record.game.detail}"
     if record.status != STATUS_RUNNING:
         return f"{name} is {record.status}"
     pending = record.pending

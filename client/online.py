@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from client.game import Chooser, OnlineGame, Output
+from client.game import Decider, OnlineGame, Output
 from client.interrupt import GameInterrupts
 from client.mirror import resume_problem
-from client.outcome import GameOutcome, move_string_line, plural, slowest_move, tally
+from client.outcome import OurGame, move_string_line, plural, slowest_move, tally
 from client.records import ONLINE, Records
 from course.errors import ClientError, ResumeUnsafe, StatsUnavailable
 from course.protocol import RESULT_NAMES, CourseServer
@@ -28,7 +28,7 @@ class OnlineRun:
     when the server keeps no stats: ``streak_from_record``), and why it stopped early
     (``interrupted``: a first Ctrl-C, after which the game running then was finished)."""
 
-    outcomes: list[GameOutcome]
+    outcomes: list[OurGame]
     streak: int | None
     stopped_by_loss: bool
     streak_from_record: bool = False
@@ -91,7 +91,7 @@ class SurvivingOutput:
 
 def run_online(
     server: CourseServer,
-    engine: Chooser,
+    engine: Decider,
     records: Records,
     stil_ids: Sequence[str],
     *,
@@ -151,7 +151,7 @@ class _Streak:
 
 def _run_online(
     server: CourseServer,
-    engine: Chooser,
+    engine: Decider,
     records: Records,
     stil_ids: Sequence[str],
     *,
@@ -207,9 +207,9 @@ def _run_online(
                 run.outcomes.append(outcome)
                 name = RESULT_NAMES.get(outcome.result, f"{outcome.result:g}")
                 out(f"{title} (record #{outcome.game_id}): {name} (result {outcome.result:g})"
-                    f" after {plural(len(outcome.columns), 'disc')}"
+                    f" after {plural(len(outcome.game.columns), 'disc')}"
                     + (" (resumed)" if outcome.resumed else ""))
-                out(move_string_line(outcome.columns))
+                out(move_string_line(outcome.game))
             playing = False
             run.interrupted = interrupts.stop_asked
             if outcome.result < 0:
@@ -260,7 +260,7 @@ def _summary(run: OnlineRun, server: CourseServer, records: Records, stil_ids: S
     slowest = slowest_move(run.outcomes)
     if slowest is not None:
         game, move = slowest
-        out(f"slowest move: {move.seconds:.3f} s (record #{game.game_id}, disc {move.ply},"
+        out(f"slowest move: {move.seconds or 0.0:.3f} s (record #{game.game_id}, disc {move.ply},"
             f" depth {move.depth})")
     try:
         run.streak = server.stats().streak

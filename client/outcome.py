@@ -2,45 +2,59 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from board.board import moves_to_string
+from course.protocol import course_result
 
 if TYPE_CHECKING:
-    from engine.games import PlayedMove, Tally
+    from engine.games import PlayedGame, PlayedMove, Tally
 
 
 @dataclass(frozen=True, slots=True)
-class GameOutcome:
-    """A finished game, online or local (``game_id`` is None for a local game not recorded).
+class OurGame:
+    """A finished game of ours: the ``game`` (ours on ``our_side``), its number in the record
+    (None: a local game not recorded), whether it was resumed from the record.
 
-    ``result`` is the course's, for us: 1 won, 0.5 drawn, -1 lost, -10 an illegal move.
-    ``our_moves`` has our moves only; their ``seconds`` run from the server's reply received to
-    our move about to be sent (online), or around the engine's call (local).
+    The seconds of our moves run from the server's reply received to our move about to be sent
+    (online), or around the engine's call (local); the other side's are not timed.
     """
 
-    game_id: int | None
-    result: float
-    we_started: bool
-    columns: tuple[int, ...]
-    our_moves: tuple[PlayedMove, ...]
+    game: PlayedGame
+    our_side: int
+    game_id: int | None = None
     resumed: bool = False
-    note: str | None = None
+
+    @property
+    def we_started(self) -> bool:
+        return self.our_side == 0
+
+    @property
+    def result(self) -> float:
+        """The result for us in the course's terms: 1 won, 0.5 drawn, -1 lost, -10 lost by an
+        illegal move."""
+        outcome, ending = self.game.outcome(self.our_side), self.game.ending
+        assert outcome is not None and ending is not None, "a finished game has a result"
+        return course_result(outcome, ending)
+
+    @property
+    def our_moves(self) -> list[PlayedMove]:
+        return [move for move in self.game.moves if move.side == self.our_side]
 
 
-def tally(outcomes: Iterable[GameOutcome]) -> Tally:
+def tally(games: Iterable[OurGame]) -> Tally:
     """Won, drawn and lost games (an illegal move is a loss)."""
     from engine.games import Tally
 
-    return Tally.of_points(o.result for o in outcomes)
+    return Tally.of_points(game.game.points(game.our_side) for game in games)
 
 
-def slowest_move(outcomes: Iterable[GameOutcome]) -> tuple[GameOutcome, PlayedMove] | None:
-    """Our slowest move over ``outcomes`` and its game, or None if we made no move."""
-    moves = [(o, m) for o in outcomes for m in o.our_moves]
-    return max(moves, key=lambda pair: pair[1].seconds, default=None)
+def slowest_move(games: Iterable[OurGame]) -> tuple[OurGame, PlayedMove] | None:
+    """Our slowest move over ``games`` and its game, or None if we made no move."""
+    moves = [(game, move) for game in games for move in game.our_moves
+             if move.seconds is not None]
+    return max(moves, key=lambda pair: pair[1].seconds or 0.0, default=None)
 
 
 def plural(count: int, noun: str) -> str:
@@ -48,7 +62,7 @@ def plural(count: int, noun: str) -> str:
     return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
-def move_string_line(columns: Sequence[int]) -> str:
+def move_string_line(game: PlayedGame) -> str:
     """A game's moves as the line that ends it: a move string ``move`` and ``analyze`` take."""
     return (f"move string for `agent.py analyze` (Pons' notation, 1-based):"
-            f" {moves_to_string(columns) or '(no move)'}")
+            f" {game.move_string or '(no move)'}")

@@ -4,8 +4,10 @@
 Everything a server sends is checked here, where it enters the program, and becomes either a
 typed reply (``MoveReply``, ``Stats``) or a typed error (``course.errors``); the game loop
 trusts what it gets.  A move reply ``{status, msg, result, botmove, state}`` with ``status``
-true (or null) becomes a ``MoveReply``; ``status: false`` becomes a ``ServerRefused``.  The
-stats reply has ``status: null``.
+true (or null) becomes a ``MoveReply``; ``status: false`` is a ``Refusal``, raised as a
+``ServerRefused``.  The stats reply has ``status: null``.  Each type writes itself too
+(``to_json``: the local server sends what they write, in the shape of the server version it
+plays), so a reply is written by the type that reads it.
 
 Be liberal in what is accepted (the course server has been rewritten over the years, and its
 versions differ): any of ``result``, ``botmove``, ``state`` and ``msg`` may be null or missing
@@ -41,6 +43,7 @@ from course.errors import (
 from course.grid import Grid
 from settings import redact
 from settings.schema import COURSE_MOVE_SECONDS
+from vocabulary import Ending, Outcome
 
 # The values of ``result``.
 RESULT_RUNNING = 0.0  # the game goes on
@@ -77,6 +80,34 @@ def last_move_result(board: Board, *, full_board_win_is_draw: bool = True) -> fl
     return DRAW if board.is_full() else RESULT_RUNNING
 
 
+def course_result(outcome: Outcome, ending: Ending) -> float:
+    """A finished game's ``result`` for the student whose ``outcome`` it was: ``WIN``,
+    ``DRAW``, ``ILLEGAL`` for a loss by an impossible move, ``LOSS`` for any other loss.  The
+    one conversion of a played game's end into the course's number."""
+    if outcome is Outcome.LOSS:
+        return ILLEGAL if ending is Ending.ILLEGAL else LOSS
+    return WIN if outcome is Outcome.WIN else DRAW
+
+
+def result_outcome(result: float) -> Outcome:
+    """The student's outcome of a finished game the course scored ``result`` (any negative
+    result is a loss)."""
+    return Outcome.WIN if result == WIN else Outcome.DRAW if result == DRAW else Outcome.LOSS
+
+
+def result_ending(result: float, *, four: bool) -> Ending:
+    """How a game the course scored ``result`` ended, as far as a client can tell: ``four``
+    says whether its winner has four in a row on the last board.  -10 is an impossible move,
+    a draw a full board (the course's environment scores a last disc that fills the board and
+    connects four as one too); a win or a loss without a four is the server's ruling (a late
+    move, a bot's fault: its message says which)."""
+    if result == ILLEGAL:
+        return Ending.ILLEGAL
+    if result == DRAW:
+        return Ending.FULL
+    return Ending.FOUR if four else Ending.RULED
+
+
 # --- replies ---------------------------------------------------------------------------------
 
 
@@ -98,6 +129,102 @@ class MoveReply:
         """The server says the game is over (a null result says nothing)."""
         return self.result is not None and self.result != RESULT_RUNNING
 
+    @classmethod
+    def from_json(cls, body: Any, secrets: Secrets = ()) -> MoveReply:
+        """A move reply's JSON body; raises ``MalformedReply``, or ``ServerRefused`` for a
+        ``Refusal``.
+
+        ``status`` false (or 0) is a refusal; true (or 1), null or missing is a reply to go on
+        with (the game loop checks it against its mirror).  ``secrets`` (our key and ids) are
+        masked in every text taken from the reply.
+        """
+        if not isinstance(body, dict):
+            raise MalformedReply(
+                f"the reply is not a JSON object: {quote(body, secrets, literal=True)}")
+        if _status(body.get("status"), secrets) is False:
+            raise Refusal.from_json(body, secrets).error()
+        return cls(
+            msg=parse_msg(body.get("msg"), secrets),
+            result=parse_result(body.get("result"), secrets),
+            botmove=parse_botmove(body.get("botmove"), secrets),
+            state=parse_state(body.get("state"), secrets),
+        )
+
+    def to_json(self, *, float_results: bool = False) -> dict[str, Any]:
+        """The reply's JSON body (``status`` true), as the course server writes it: a null
+        for each field that is None; ``result`` whole numbers as integers and 0.5, or every one
+        a float (``float_results``, as a server version did)."""
+        return {"status": True, "msg": self.msg,
+                "result": _result_json(self.result, float_results), "botmove": self.botmove,
+                "state": None if self.state is None else [list(row) for row in self.state]}
+
+
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """A reply with ``status`` false: the server refused the request (a wrong key, an
+    impossible or a late move, a move without a game), with its message and, to a move, the
+    game's ``result`` and ``state`` (None where it sent null).  A client raises it as the
+    matching ``ServerRefused`` (``error``)."""
+
+    msg: str
+    result: float | None = RESULT_RUNNING
+    state: Grid | None = None
+
+    @classmethod
+    def from_json(cls, body: dict[str, Any], secrets: Secrets = ()) -> Refusal:
+        """A refusal's body (its message masked and cut); a result or a state that is not well
+        formed is left out rather than refused: the refusal is what counts."""
+        try:
+            result = parse_result(body.get("result"))
+        except MalformedReply:
+            result = None
+        try:
+            state = parse_state(body.get("state"))
+        except MalformedReply:
+            state = None
+        return cls(parse_msg(body.get("msg"), secrets), result, state)
+
+    def error(self) -> ServerRefused:
+        """The typed error a client raises for this refusal."""
+        msg, result, state = self.msg, self.result, self.state
+        said = f'the server says "{msg}"' if msg else "the server gave no message"
+        if msg == MSG_WRONG_KEY or "api key" in msg.lower():
+            return WrongApiKey(
+                f"wrong API key ({said}): check server.api_key in config.toml or EDAP01_API_KEY",
+                msg=msg, result=result, state=state,
+            )
+        if result == ILLEGAL or msg == MSG_IMPOSSIBLE:
+            return ImpossibleMove(
+                f"impossible move: the column was full; the game is lost with -10 ({said})",
+                msg=msg, result=ILLEGAL, state=state,
+            )
+        if result == LOSS:
+            return LostOnServer(
+                f"the server ended the game as lost without playing our move ({said})",
+                msg=msg, result=result, state=state,
+            )
+        return ServerRefused(f"the server refused the request ({said})", msg=msg, result=result,
+                             state=state)
+
+    def to_json(self, *, float_results: bool = False) -> dict[str, Any]:
+        """The refusal of a move as the course server writes it (``MoveReply.to_json``'s
+        numbers; the bot did not move)."""
+        return {"status": False, "msg": self.msg,
+                "result": _result_json(self.result, float_results), "botmove": NO_MOVE,
+                "state": None if self.state is None else [list(row) for row in self.state]}
+
+    def stats_json(self, player: str) -> dict[str, Any]:
+        """The refusal of a stats request: its message and the ids as the server joined them."""
+        return {"msg": self.msg, "status": False, "stil_id": player}
+
+
+def _result_json(result: float | None, float_results: bool) -> float | int | None:
+    """A result as the server writes it: 1, -1, -10 and 0 as integers and 0.5 as a float, or
+    every one a float (``float_results``)."""
+    if result is None or float_results:
+        return result
+    return int(result) if result.is_integer() else result
+
 
 @dataclass(frozen=True, slots=True)
 class Stats:
@@ -116,6 +243,49 @@ class Stats:
     def drawn(self) -> int:
         """Games neither won nor lost (the server does not count them separately)."""
         return self.played - self.won - self.lost
+
+    @classmethod
+    def from_json(cls, body: Any, secrets: Secrets = ()) -> Stats:
+        """A stats reply's JSON body; raises ``MalformedReply``, or ``ServerRefused`` for a
+        ``Refusal``.
+
+        The counts may be whole floats; ``secrets`` (our key and ids) are masked in every text
+        taken from the reply.
+        """
+        if not isinstance(body, dict):
+            raise MalformedReply(
+                f"the stats reply is not a JSON object: {quote(body, secrets, literal=True)}")
+        if _status(body.get("status"), secrets) is False:
+            raise Refusal.from_json(body, secrets).error()
+        counts = {}
+        for name in ("played", "won", "lost", "streak", "streak_max"):
+            value = _field(body, name, secrets)
+            count = _whole_number(value)
+            if count is None or count < 0:
+                raise MalformedReply(
+                    f"stats field {name} is {quote(value, secrets, literal=True)}, expected a"
+                    " count")
+            counts[name] = count
+        reward = _field(body, "total_reward", secrets)
+        if (isinstance(reward, bool) or not isinstance(reward, (int, float))
+                or not math.isfinite(reward)):
+            raise MalformedReply(f"stats field total_reward is"
+                                 f" {quote(reward, secrets, literal=True)}, expected a number")
+        stil_id = body.get("stil_id")
+        if stil_id is not None and not isinstance(stil_id, str):
+            raise MalformedReply(
+                f"stats field stil_id is {quote(stil_id, secrets, literal=True)}, expected a"
+                " string")
+        if counts["won"] + counts["lost"] > counts["played"]:
+            raise MalformedReply(f"stats say {counts['won']} won and {counts['lost']} lost of"
+                                 f" {counts['played']} played")
+        return cls(player=stil_id or "", total_reward=float(reward), **counts)
+
+    def to_json(self) -> dict[str, Any]:
+        """The stats reply as the course server writes it: ``msg`` and ``status`` null."""
+        return {"msg": None, "status": None, "stil_id": self.player, "played": self.played,
+                "won": self.won, "lost": self.lost, "streak": self.streak,
+                "streak_max": self.streak_max, "total_reward": self.total_reward}
 
 
 Secrets = Sequence[str]
@@ -220,37 +390,6 @@ def parse_msg(value: Any, secrets: Secrets = ()) -> str:
     return quote(value, secrets)
 
 
-def _refusal(body: dict[str, Any], secrets: Secrets) -> ServerRefused:
-    """The typed error for a ``status: false`` reply (its message masked and cut)."""
-    msg = parse_msg(body.get("msg"), secrets)
-    # A refusal may carry a result and a state; they are kept when they are well formed.
-    try:
-        result = parse_result(body.get("result"))
-    except MalformedReply:
-        result = None
-    try:
-        state = parse_state(body.get("state"))
-    except MalformedReply:
-        state = None
-    said = f'the server says "{msg}"' if msg else "the server gave no message"
-    if msg == MSG_WRONG_KEY or "api key" in msg.lower():
-        return WrongApiKey(
-            f"wrong API key ({said}): check server.api_key in config.toml or EDAP01_API_KEY",
-            msg=msg, result=result, state=state,
-        )
-    if result == ILLEGAL or msg == MSG_IMPOSSIBLE:
-        return ImpossibleMove(
-            f"impossible move: the column was full; the game is lost with -10 ({said})",
-            msg=msg, result=ILLEGAL, state=state,
-        )
-    if result == LOSS:
-        return LostOnServer(
-            f"the server ended the game as lost without playing our move ({said})",
-            msg=msg, result=result, state=state,
-        )
-    return ServerRefused(f"the server refused the request ({said})", msg=msg, result=result, state=state)
-
-
 def _status(value: Any, secrets: Secrets) -> bool | None:
     """A reply's ``status``: true, false or null, also written as the numbers 1 and 0 (a server
     that builds its JSON from integers); raises ``MalformedReply`` for anything else."""
@@ -260,60 +399,6 @@ def _status(value: Any, secrets: Secrets) -> bool | None:
         return bool(value)
     raise MalformedReply(
         f"status is {quote(value, secrets, literal=True)}, expected true, false or null")
-
-
-def parse_move_reply(body: Any, secrets: Secrets = ()) -> MoveReply:
-    """A move reply's JSON body as a ``MoveReply``; raises ``MalformedReply`` or ``ServerRefused``.
-
-    ``status`` false (or 0) is a refusal; true (or 1), null or missing is a reply to go on with
-    (the game loop checks it against its mirror).  ``secrets`` (our key and ids) are masked in every
-    text taken from the reply.
-    """
-    if not isinstance(body, dict):
-        raise MalformedReply(f"the reply is not a JSON object: {quote(body, secrets, literal=True)}")
-    status = _status(body.get("status"), secrets)
-    if status is False:
-        raise _refusal(body, secrets)
-    return MoveReply(
-        msg=parse_msg(body.get("msg"), secrets),
-        result=parse_result(body.get("result"), secrets),
-        botmove=parse_botmove(body.get("botmove"), secrets),
-        state=parse_state(body.get("state"), secrets),
-    )
-
-
-def parse_stats(body: Any, secrets: Secrets = ()) -> Stats:
-    """A stats reply's JSON body as ``Stats``; raises ``MalformedReply`` or ``ServerRefused``.
-
-    The counts may be whole floats; ``secrets`` (our key and ids) are masked in every text
-    taken from the reply.
-    """
-    if not isinstance(body, dict):
-        raise MalformedReply(
-            f"the stats reply is not a JSON object: {quote(body, secrets, literal=True)}")
-    if _status(body.get("status"), secrets) is False:
-        raise _refusal(body, secrets)
-    counts = {}
-    for name in ("played", "won", "lost", "streak", "streak_max"):
-        value = _field(body, name, secrets)
-        count = _whole_number(value)
-        if count is None or count < 0:
-            raise MalformedReply(
-                f"stats field {name} is {quote(value, secrets, literal=True)}, expected a count")
-        counts[name] = count
-    reward = _field(body, "total_reward", secrets)
-    if isinstance(reward, bool) or not isinstance(reward, (int, float)) or not math.isfinite(reward):
-        raise MalformedReply(
-            f"stats field total_reward is {quote(reward, secrets, literal=True)}, expected a number")
-    stil_id = body.get("stil_id")
-    if stil_id is not None and not isinstance(stil_id, str):
-        raise MalformedReply(
-            f"stats field stil_id is {quote(stil_id, secrets, literal=True)}, expected a string")
-    if counts["won"] + counts["lost"] > counts["played"]:
-        raise MalformedReply(
-            f"stats say {counts['won']} won and {counts['lost']} lost of {counts['played']} played"
-        )
-    return Stats(player=stil_id or "", total_reward=float(reward), **counts)
 
 
 # --- the interface ---------------------------------------------------------------------------
@@ -368,16 +453,16 @@ class CourseServerBase(ABC):
 
     def start_game(self) -> MoveReply:
         """Send -1: start a new game (a running one is counted as lost by the server)."""
-        return parse_move_reply(self._send_move(NEW_GAME), self.secrets)
+        return MoveReply.from_json(self._send_move(NEW_GAME), self.secrets)
 
     def play(self, column: int) -> MoveReply:
         """Send our move (0-based column)."""
         if not 0 <= column < WIDTH:
             raise ValueError(f"column {column} is not 0-{WIDTH - 1}")
-        return parse_move_reply(self._send_move(column), self.secrets)
+        return MoveReply.from_json(self._send_move(column), self.secrets)
 
     def stats(self) -> Stats:
-        return parse_stats(self._send_stats(), self.secrets)
+        return Stats.from_json(self._send_stats(), self.secrets)
 
     def replied_ago(self, seconds: float) -> None:
         """The server's last reply to a move came ``seconds`` ago: a transport that times its

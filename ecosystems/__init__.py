@@ -10,7 +10,7 @@
   tournament, ``local`` and ``report``.
 
 Each adapter converts the arena's board to ours through ``Board``'s own edges (a course grid, a
-move list) and plays through ``engine.Engine.choose`` (``ecosystems.session``): no second copy
+move list) and plays through ``engine.Engine.decide`` (``ecosystems.session``): no second copy
 of the rules or the search.  The arenas' packages are the optional ``arenas`` extra
 (``ecosystems.extras``); nothing here imports them until it is used.
 """

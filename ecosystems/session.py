@@ -68,7 +68,7 @@ class EngineSession:
             self.new_game(side)
         limit = Limit.seconds(self.seconds if seconds is None else seconds, start=start,
                               clock=self.engine.clock)
-        self.last = self.engine.choose(board, limit)
+        self.last = self.engine.decide(board, limit)
         column = int(self.last.column)
         self._left[side] = board.play_unchecked(column)
         return column

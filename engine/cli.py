@@ -76,7 +76,7 @@ def move_command(options: MoveOptions, context: Context) -> ExitStatus:
     warm_up(engine)
     startup = time.perf_counter() - context.started
     # The thinking time counts from here: start-up is reported apart.
-    decision = engine.choose(board, Limit.seconds(seconds, depth=options.depth))
+    decision = engine.decide(board, Limit.seconds(seconds, depth=options.depth))
     if options.json:
         print(json.dumps({
             "column": decision.column,

@@ -145,8 +145,9 @@ class Engine:
         if self.expectimax_table is not None:
             self.expectimax_table.clear()
 
-    def choose(self, board: Board, limit: Limit) -> Decision:
-        """The move for ``board`` within ``limit``; raises ``IllegalMove`` if the game is over."""
+    def decide(self, board: Board, limit: Limit) -> Decision:
+        """The move for ``board`` within ``limit``, and how it was found (a player's
+        ``choose`` answers the column alone); raises ``IllegalMove`` if the game is over."""
         if board.is_over():
             raise IllegalMove("the game is over: there is no move to choose")
         start = self.clock()

@@ -2,7 +2,9 @@
 benchmarks.
 
 A player is anything with a ``name``, ``new_game()`` and ``choose(board) -> column``.  Specs
-name them on the command line:
+name them on the command line; the one parser of every spec is ``ecosystems.players``, to which
+this module contributes its kinds (``SPEC_KINDS``, their options' parsers) and builds their
+players (``build_engine_player``):
 
 - ``ours[:OPTION...]``: our engine (``build_engine``), in the configured mode unless told.
   Options, in any order, each at most once: SECONDS (a number: the time per move; default:
@@ -13,7 +15,7 @@ name them on the command line:
   course mode only) and ``random-model`` (expectimax against a uniformly random opponent
   instead of alpha-beta, ``search.expectimax``; course mode only), ``noise=P`` (a share P, 0-1,
   of its moves replaced by uniformly random ones, drawn from the player's ``rng``: the rungs of
-  the rating ladder, ``arena.ladder``, are ``ours:0.05:strongest:cpu:noise=P``), ``cpu`` (the
+  the rating ladder, ``arena.calibration``, are ``ours:0.05:strongest:cpu:noise=P``), ``cpu`` (the
   time per move is this process's CPU time, ``time.process_time``, not the wall clock: a
   machine busy with other work makes the move take longer, not the player weaker).
   ``ours:0.5:threats:course``, ``ours:1:d8``, ``ours:strongest``, ``ours:0.5:random-model``;
@@ -30,13 +32,14 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 from board import Board
 from heuristics import HEURISTICS
 from search.bot import DEFAULT_BOT_DEPTH, bot_move, move_values, random_move
-from settings import AgentSettings, SolverSettings, UsageError, revised
+from settings import AgentSettings, SolverSettings, SpecDefaults, UsageError, revised
 from timecontrol import Clock, Limit, seconds_problem
 from vocabulary import Mode, OpponentModel
 
@@ -97,7 +100,7 @@ class PlayerSpec:
 
     ``kind`` is ``ours``, ``bot``, ``random``, ``seed`` or ``human``; ``depth`` is the bot's
     depth.  For ``ours``: ``seconds`` the time per move (None: not given yet; the front end
-    gives its default to ``parse_spec``, and an ``ours`` is built only with a time),
+    gives its default to the parser, and an ``ours`` is built only with a time),
     ``heuristic`` the search's evaluation (None: the configured one), ``mode`` the engine's
     mode (None: the configured one), ``max_depth`` the search's depth limit (None: as deep as
     time allows; course mode), ``opponent_model`` the engine's model of its opponent (None:
@@ -147,7 +150,7 @@ class PlayerSpec:
 
     def move_seconds(self) -> float:
         """The time per move of this ``ours`` spec; ``ValueError`` when it was parsed without
-        one (a front end gives ``parse_spec`` its default: the settings are not asked)."""
+        one (a front end gives the parser its default: the settings are not asked)."""
         if self.seconds is None:
             raise ValueError(f"player {self.label!r} has no time per move: parse its spec with"
                              " the front end's default (parse_spec(..., seconds=...))")
@@ -251,7 +254,7 @@ class OursPlayer:
 
     def choose(self, board: Board) -> int:
         limit = Limit.seconds(self.seconds, clock=self.engine.clock, depth=self.max_depth)
-        self.last = self.engine.choose(board, limit)
+        self.last = self.engine.decide(board, limit)
         return self.last.column
 
 
@@ -283,15 +286,15 @@ class NoisyPlayer:
         return column
 
 
-KINDS = ("ours", "bot", "random", "seed", "human")  # what a spec may start with
-SPEC_HELP = ("ours[:SECONDS][:HEURISTIC][:course|:strongest][:dN][:random-model][:cpu][:noise=P],"
-             " bot[:DEPTH],"
-             " random, seed or human")
+KINDS_HELP = ("ours[:SECONDS][:HEURISTIC][:course|:strongest][:dN][:random-model][:cpu]"
+              "[:noise=P], bot[:DEPTH], random, seed or human")
 OURS_OPTIONS = (f"SECONDS, {'/'.join(HEURISTICS)}, {'/'.join(Mode)}, dN (1-{MAX_DEPTH}),"
                 f" {RANDOM_MODEL}, {CPU} or {NOISE}P (P 0-1)")
 
 
-def _parse_ours(spec: str, options: list[str], seconds: float | None) -> PlayerSpec:
+def _parse_ours(spec: str, rest: str, defaults: SpecDefaults) -> PlayerSpec:
+    """``ours``'s options (``rest``: what follows ``ours:``); ``defaults.seconds`` is its time
+    when it gives none."""
     given: set[str] = set()
     heuristic: str | None = None
     mode: Mode | None = None
@@ -306,7 +309,7 @@ def _parse_ours(spec: str, options: list[str], seconds: float | None) -> PlayerS
             raise UsageError(f"player {spec!r}: {option!r} gives the {what} a second time")
         given.add(what)
 
-    for raw in options:
+    for raw in rest.split(":") if rest else []:
         option = raw.strip().lower()
         if option in HEURISTICS:
             once("heuristic", raw)
@@ -339,8 +342,8 @@ def _parse_ours(spec: str, options: list[str], seconds: float | None) -> PlayerS
                                  f"{OURS_OPTIONS}") from None
             once("time", raw)
             time = check_seconds(value, f"player {spec!r}: the time")
-    if time is None and seconds is not None:
-        time = check_seconds(seconds, f"player {spec!r}: the time")
+    if time is None and defaults.seconds is not None:
+        time = check_seconds(defaults.seconds, f"player {spec!r}: the time")
     if max_depth is not None:
         if mode == Mode.STRONGEST:
             raise UsageError(f"player {spec!r}: a search depth (d{max_depth}) is for course mode;"
@@ -356,47 +359,56 @@ def _parse_ours(spec: str, options: list[str], seconds: float | None) -> PlayerS
                       opponent_model=opponent_model, noise=noise, cpu_clock=cpu_clock)
 
 
-def parse_spec(spec: str, *, seconds: float | None = None) -> PlayerSpec:
-    """Check a spec; ``seconds`` is the default time of ``ours`` (the front end's ``--time``,
-    else the configured time per move; an ``ours`` left without one cannot be built).
-
-    Raises ``UsageError`` naming the bad spec.
-    """
-    name, *params = spec.strip().split(":")
-    name = name.lower()
-    if name in ("random", "seed", "human"):
-        if params:
-            raise UsageError(f"player {spec!r}: {name} takes no parameter")
-        return PlayerSpec(name)
-    if name == "bot":
-        if len(params) > 1:
-            raise UsageError(f"player {spec!r}: bot takes one parameter, its depth")
-        depth = DEFAULT_BOT_DEPTH
-        if params:
-            value = _small_int(params[0].strip())
-            if value is None or not 1 <= value <= MAX_DEPTH:
-                raise UsageError(
-                    f"player {spec!r}: bot depth must be an integer 1-{MAX_DEPTH}")
-            depth = value
-        return PlayerSpec("bot", depth=depth)
-    if name == "ours":
-        return _parse_ours(spec, params, seconds)
-    raise UsageError(f"unknown player {spec!r}: expected {SPEC_HELP}")
+def _parse_bot(spec: str, rest: str, defaults: SpecDefaults) -> PlayerSpec:
+    """``bot``'s one option, its depth."""
+    params = rest.split(":") if rest else []
+    if len(params) > 1:
+        raise UsageError(f"player {spec!r}: bot takes one parameter, its depth")
+    depth = DEFAULT_BOT_DEPTH
+    if params:
+        value = _small_int(params[0].strip())
+        if value is None or not 1 <= value <= MAX_DEPTH:
+            raise UsageError(f"player {spec!r}: bot depth must be an integer 1-{MAX_DEPTH}")
+        depth = value
+    return PlayerSpec("bot", depth=depth)
 
 
-def build_player(
+def _without_options(kind: str) -> Callable[[str, str, SpecDefaults], PlayerSpec]:
+    """The parser of a kind that takes no option (``random``, ``seed``, ``human``)."""
+
+    def parse(spec: str, rest: str, defaults: SpecDefaults) -> PlayerSpec:
+        if rest:
+            raise UsageError(f"player {spec!r}: {kind} takes no parameter")
+        return PlayerSpec(kind)
+
+    return parse
+
+
+SPEC_KINDS: dict[str, Callable[[str, str, SpecDefaults], PlayerSpec]] = {
+    "ours": _parse_ours,
+    "bot": _parse_bot,
+    "random": _without_options("random"),
+    "seed": _without_options("seed"),
+    "human": _without_options("human"),
+}
+"""This module's kinds of spec, each with the parser of its options: ``parse(spec, rest,
+defaults)``, ``rest`` the text after ``KIND:`` ("" when there is none); ``UsageError`` naming
+the spec.  ``ecosystems.players.parse_spec`` dispatches to it."""
+
+
+def build_engine_player(
     spec: PlayerSpec,
     *,
     rng: random.Random | None = None,
     agent: AgentSettings | None = None,
     solver: SolverSettings | None = None,
 ) -> Player:
-    """The player a checked spec names, called by the spec's label.
+    """The player a checked spec of ours names, called by the spec's label.
 
     ``rng`` drives the random choices of bot and random; ``agent`` and ``solver`` are the
     configured ``[agent]`` and ``[solver]`` settings our engine starts from (default: the
     built-in defaults), the spec's options applied on top.  An ``ours`` spec must carry its
-    time (``parse_spec(..., seconds=...)``): the settings give none.
+    time (``SpecDefaults.seconds`` when it is parsed): the settings give none.
     """
     rng = rng or random.Random()
     if spec.kind == "random":
@@ -414,19 +426,3 @@ def build_player(
     if spec.noise is not None:
         return NoisyPlayer(ours, spec.noise, rng, spec.label)
     return ours
-
-
-def parse_player(
-    spec: str,
-    *,
-    seconds: float | None = None,
-    rng: random.Random | None = None,
-    agent: AgentSettings | None = None,
-    solver: SolverSettings | None = None,
-) -> Player:
-    """The player a spec names; ``seconds`` is the default time of ``ours`` (required when the
-    spec gives none).
-
-    Raises ``UsageError`` naming the bad spec.
-    """
-    return build_player(parse_spec(spec, seconds=seconds), rng=rng, agent=agent, solver=solver)

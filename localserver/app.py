@@ -20,7 +20,7 @@ from fastapi.responses import HTMLResponse, JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from localserver.progress import render_progress
-from localserver.service import MAX_MOVE, MIN_MOVE, CourseService, RequestError, player_key
+from localserver.service import MAX_MOVE, MIN_MOVE, CourseService, RequestError, request_player
 
 # A move request is about 100 bytes; a group of ten long ids stays well under 2 KiB.
 MAX_BODY_BYTES = 16 * 1024
@@ -31,7 +31,7 @@ DESCRIPTION = (
     " (form fields stil_id, move, api_key); see /docs for the API and /progress for results."
 )
 
-# The ids are checked by ``player_key`` (the one rule for ids, ``course.ids``);
+# The ids are checked by ``request_player`` (the one rule for ids, ``course.ids``);
 # its ``RequestError`` becomes the same HTTP 422 as FastAPI's own validation errors.
 StilIds = Annotated[list[str], Form(
     description=r"student id(s) matching ^[\w\d_-]*$, at most 50 characters; repeat the key"
@@ -140,7 +140,7 @@ def create_app(service: CourseService, *, max_body_bytes: int = MAX_BODY_BYTES) 
     def progress(
         stil_id: Annotated[list[str] | None, Query(description="show only this player")] = None,
     ) -> HTMLResponse:
-        player = player_key(stil_id) if stil_id else None
+        player = request_player(stil_id) if stil_id else None
         return HTMLResponse(render_progress(service, player))
 
     app.add_middleware(BodySizeLimit, max_bytes=max_body_bytes)

@@ -11,6 +11,7 @@ several students at once each have a player of their own.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import threading
 from collections.abc import Callable
@@ -20,7 +21,6 @@ from typing import Protocol
 from ecosystems.players import Spec, build_player
 from engine.players import Player
 from outside import end_game
-from rating.fit import Game
 from rating.ladder import Ladder, load_ladder, player_rating
 from settings import AgentSettings, SolverSettings, UsageError
 
@@ -105,12 +105,11 @@ def ladder_bots(db: str, *, seconds: float, agent: AgentSettings | None = None,
     A game's bot is recorded by its player's name (the rung's spec), which maps back to its rung.
     """
     from ecosystems.players import parse_spec
-    from localserver.store import DRAWN, LOST, RUNNING, WON, GameStore
+    from localserver.store import GameStore
 
     ladder = ladder or load_ladder()
     specs = {rung.name: parse_spec(rung.spec, seconds=seconds) for rung in ladder.rungs}
     rung_of = {spec.label: name for name, spec in specs.items()} | {name: name for name in specs}
-    points = {WON: 1.0, DRAWN: 0.5, LOST: 0.0}
 
     def choose(student: str) -> Spec:
         stored = []
@@ -124,11 +123,10 @@ def ladder_bots(db: str, *, seconds: float, agent: AgentSettings | None = None,
         games = []
         for game in stored:
             rung = rung_of.get(game.bot or "")
-            if rung is None or game.outcome == RUNNING:
+            if rung is None or not game.game.over:
                 continue
-            score = points.get(game.outcome, 0.0)  # an illegal move, a timeout: lost
-            games.append(Game(STUDENT, rung, score) if game.first == "student"
-                         else Game(rung, STUDENT, 1.0 - score))
+            names = (STUDENT, rung) if game.student_first else (rung, STUDENT)
+            games.append(dataclasses.replace(game.game, first=names[0], second=names[1]))
         return specs[ladder.choose_for(player_rating(ladder, games, STUDENT)).name]
 
     return SpecBots(choose, agent=agent, solver=solver,

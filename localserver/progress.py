@@ -15,19 +15,10 @@ from html import escape
 from course.protocol import Stats
 from localserver.service import CourseService
 from localserver.store import StoredGame
+from vocabulary import Ending
 
 GOAL_STREAK = 20  # the course's bar: 20 games in a row without a loss
 RECENT_GAMES = 10
-
-OUTCOME_TEXT = {
-    "running": "running",
-    "won": "won",
-    "draw": "draw",
-    "lost": "lost",
-    "illegal": "lost: impossible move",
-    "timeout": "lost: too slow",
-    "abandoned": "lost: abandoned (new game started)",
-}
 
 STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2em; color: #222; }
@@ -56,21 +47,34 @@ def _board_html(game: StoredGame) -> str:
     return f'<table class="board" aria-label="final board">{"".join(rows)}</table>'
 
 
+def _outcome(game: StoredGame) -> str:
+    """The student's outcome in a word (``running`` for a game going on)."""
+    outcome = game.game.outcome(game.student_side)
+    return "running" if outcome is None else outcome.word
+
+
 def _result_text(game: StoredGame) -> str:
-    outcome = OUTCOME_TEXT.get(game.outcome, game.outcome)
-    if game.result is None:
-        return outcome
-    return f"{outcome} ({game.result:+g})"
+    """The student's outcome, how a game lost off the board was lost, and the course's result."""
+    ending, result = game.game.ending, game.result
+    if ending is None or result is None:
+        return "running"
+    words = _outcome(game)
+    if result < 0 and ending is not Ending.FOUR:
+        words += f": {ending.words}"
+    return f"{words} ({result:+g})"
 
 
 def _game_html(game: StoredGame) -> str:
     started = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(game.started))
-    who = "you" if game.first == "student" else "the bot"
-    css = {"won": "won", "draw": "draw", "running": "running"}.get(game.outcome, "lost")
+    who = "you" if game.student_first else "the bot"
+    outcome = _outcome(game)
+    ending = game.game.ending
+    css = {"win": "won", "loss": "lost"}.get(outcome, outcome)
     return (
-        f'<div class="game" data-game="{game.id}" data-outcome="{escape(game.outcome)}">'
+        f'<div class="game" data-game="{game.id}" data-outcome="{outcome}"'
+        f' data-ending="{"running" if ending is None else ending.value}">'
         f'<p>Game {game.id} &middot; {started} &middot; {escape(who)} started &middot; '
-        f'{len(game.moves)} moves &middot; <span class="result {css}">'
+        f'{len(game.game.columns)} moves &middot; <span class="result {css}">'
         f"{escape(_result_text(game))}</span></p>"
         f"{_board_html(game)}</div>"
     )

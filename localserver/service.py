@@ -2,7 +2,9 @@
 
 ``CourseService.move`` and ``CourseService.stats`` return exactly the JSON bodies the course
 server sends, so the HTTP app (``localserver.app``) is a thin wrapper and an in-process client
-can call the service directly.  The games and the players' records are kept by
+can call the service directly.  Each body is written by the type the client parses it with
+(``course.protocol``'s ``MoveReply``, ``Refusal`` and ``Stats``), in the numbers of the server
+version played (``float_results``).  The games and the players' records are kept by
 ``localserver.store`` (SQLite: a file, or ``":memory:"``), so running games and stats survive a
 restart of the server.
 
@@ -51,34 +53,26 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from pydantic import ValidationError
 
 from board import WIDTH, Board
-from course.grid import course_grid
-from course.ids import player_key as joined_ids
-from course.ids import stil_ids_problem
+from course.grid import Grid, course_grid
+from course.ids import player_key, stil_ids_problem
 from course.protocol import (
-    DRAW,
-    ILLEGAL,
-    LOSS,
     MSG_IMPOSSIBLE,
     MSG_WRONG_KEY,
     NEW_GAME,
     NO_MOVE,
     RESULT_RUNNING,
     WIN,
+    MoveReply,
+    Refusal,
+    course_result,
     last_move_result,
 )
-from localserver.store import (
-    DRAWN,
-    ILLEGAL_MOVE,
-    LOST,
-    TIMEOUT,
-    WON,
-    GameStore,
-    StoredGame,
-)
+from localserver.store import GameStore, StoredGame
 from localserver.variants import START_MESSAGE_2021, resolve
-from outside.faults import STOPPED, AgentFault, AgentStopped
+from outside.faults import AgentFault, AgentStopped
 from settings import ConfigError, LocalServerSettings
 from settings.loading import describe
+from vocabulary import Ending, Outcome
 
 if TYPE_CHECKING:
     from engine.players import Player
@@ -91,6 +85,7 @@ STUDENT, BOT = 1, -1
 
 Reply = dict[str, Any]
 _T = TypeVar("_T")
+_Fault = tuple[Ending, str]  # how a bot's fault ends its game: the ending, the words of it
 
 
 class RequestError(ValueError):
@@ -106,8 +101,9 @@ class CorruptRecord(RuntimeError):
     """A stored game cannot be right (e.g. not the student's turn): the database was altered."""
 
 
-def player_key(stil_ids: Sequence[str]) -> str:
-    """Check the ids and return the key a group is stored under (sorted, joined with ``+``).
+def request_player(stil_ids: Sequence[str]) -> str:
+    """The player a request is for: its ids checked, then the key the group is stored under
+    (``course.ids.player_key``: sorted, joined with ``+``).
 
     Raises ``RequestError`` for a missing, empty, too long or malformed id.
     """
@@ -119,7 +115,7 @@ def player_key(stil_ids: Sequence[str]) -> str:
     problem = stil_ids_problem(ids)
     if problem is not None:
         raise RequestError("stil_id", problem[1])
-    return joined_ids(ids)
+    return player_key(ids)
 
 
 def check_move(move: int) -> int:
@@ -132,7 +128,7 @@ def check_move(move: int) -> int:
 
 class _LockedRandom:
     """The service's ``random.Random``, shared by the request threads: one draw at a time.
-    A ``search.bot.Chooser``, so the bot draws its ties from it."""
+    A ``search.bot.TieBreaker``, so the bot draws its ties from it."""
 
     def __init__(self, rng: random.Random) -> None:
         self._rng = rng
@@ -141,10 +137,6 @@ class _LockedRandom:
     def choice(self, seq: Sequence[_T], /) -> _T:
         with self._lock:
             return self._rng.choice(seq)
-
-
-def _error_reply(msg: str, *, result: float = 0, state: list[list[int]] | None = None) -> Reply:
-    return {"status": False, "msg": msg, "result": result, "botmove": NO_MOVE, "state": state}
 
 
 class NoStatsEndpoint(LookupError):
@@ -278,28 +270,22 @@ class CourseService:
         if bot is not None:
             self.bots.game_over(bot)
 
-    def _move_of(self, bot: Player | None, board: Board) -> tuple[int, str]:
-        """The bot's column, or ``NO_MOVE`` and its fault in words (``kind: detail``)."""
+    def _move_of(self, bot: Player | None, board: Board) -> tuple[int, _Fault | None]:
+        """The bot's column, or ``NO_MOVE`` and how its fault ends the game (the ending and
+        the words of it)."""
         if bot is None:
-            return self._bot_move(board), ""
+            return self._bot_move(board), None
         try:
             column = bot.choose(board)
         except AgentFault as fault:
-            return NO_MOVE, f"{fault.kind.value}: {fault.detail}"
+            return NO_MOVE, (fault.kind, fault.detail)
         except AgentStopped as stopped:
-            return NO_MOVE, f"{STOPPED}: {stopped.detail}"
+            return NO_MOVE, (Ending.STOPPED, stopped.detail)
         except Exception as exc:  # a bot's failure loses its game, the server goes on
-            return NO_MOVE, f"error: {type(exc).__name__}: {exc}"
+            return NO_MOVE, (Ending.ERROR, f"{type(exc).__name__}: {exc}")
         if isinstance(column, bool) or not isinstance(column, int) or not board.can_play(column):
-            return NO_MOVE, f"illegal: answered {column!r}, not a free column"
-        return column, ""
-
-    def _result_json(self, value: float) -> float | int:
-        """A result as the server sends it: 1, -1 and -10 as integers and 0.5 as a float, or
-        every one as a float (``float_results``)."""
-        if self.behaviour.float_results:
-            return float(value)
-        return int(value) if float(value).is_integer() else value
+            return NO_MOVE, (Ending.ILLEGAL, f"answered {column!r}, not a free column")
+        return column, None
 
     def _ends(self, board: Board) -> float:
         """The result of the move that made ``board`` for its mover (``last_move_result``)."""
@@ -308,39 +294,45 @@ class CourseService:
     # --- the protocol -------------------------------------------------------------------------
 
     def move(self, stil_ids: list[str], move: int, api_key: str) -> Reply:
-        """``POST move``: the reply body ``{status, msg, result, botmove, state}``.
+        """``POST move``: the reply body ``{status, msg, result, botmove, state}``, written by
+        the type the client reads it with, in this server version's numbers.
 
         Raises ``RequestError`` for out-of-range fields (the app answers HTTP 422).
         """
+        reply = self._move(stil_ids, move, api_key)
+        return reply.to_json(float_results=self.behaviour.float_results)
+
+    def _move(self, stil_ids: list[str], move: int, api_key: str) -> MoveReply | Refusal:
         # The time limit counts from arrival, not from when the player's lock is free.
         arrived = self._clock()
-        player = player_key(stil_ids)
+        player = request_player(stil_ids)
         check_move(move)
         if api_key != self.api_key:
-            return _error_reply(MSG_WRONG_KEY)
+            return Refusal(MSG_WRONG_KEY)
         with self._player_lock(player):
             game = self.store.running(player)
             if move == NEW_GAME:
                 return self._new_game(player, game)
             if game is None:
-                return _error_reply("No game is running: send move -1 to start a new game.")
+                return Refusal("No game is running: send move -1 to start a new game.")
             return self._play(game, move, arrived)
 
-    def _new_game(self, player: str, running: StoredGame | None) -> Reply:
+    def _new_game(self, player: str, running: StoredGame | None) -> MoveReply:
         first = self.first if self.first != "random" else self._rng.choice(("student", "bot"))
+        student_first = first == "student"
         board = Board()
         botmove = NO_MOVE
         bot = self._new_bot(player)
-        fault = ""
-        if first == "bot":
+        fault = None
+        if not student_first:
             botmove, fault = self._move_of(bot, board)
-            if not fault:
+            if fault is None:
                 board = board.play_unchecked(botmove)
         lost_start = None
         if running is None and self.behaviour.every_start_lost:
             # As a server version did: the -1 itself is booked as a lost game.
             lost_start = "Every new game (-1) is booked as a lost game on this server."
-        game_id = self.store.start(player, first, "" if botmove < 0 else str(botmove),
+        game_id = self.store.start(player, student_first, [] if botmove < 0 else [botmove],
                                    abandon=running, lost_start=lost_start,
                                    bot=None if bot is None else bot.name)
         if running is not None:
@@ -349,127 +341,133 @@ class CourseService:
             with self._game_bots_lock:
                 self._game_bots[game_id] = bot
         prefix = "Your running game was counted as a loss. " if running is not None else ""
-        if fault:
+        if fault is not None:
             game = self.store.running(player)
             assert game is not None and bot is not None
-            msg = f"{prefix}{self._bot_lost(game, '', bot, fault)}"
-            return {"status": True, "msg": msg, "result": self._result_json(WIN),
-                    "botmove": NO_MOVE, "state": _state(board, first)}
+            msg = f"{prefix}{self._bot_lost(game, (), bot, fault)}"
+            return MoveReply(msg, WIN, NO_MOVE, _grid(board, student_first))
         if self.behaviour.null_start_reply:  # first is "student" then (see variants.resolve)
-            reply = {"status": True, "msg": START_MESSAGE_2021, "result": None, "botmove": None,
-                     "state": None}
+            reply = MoveReply(START_MESSAGE_2021, None, None, None)
         else:
-            if first == "student":
+            if student_first:
                 msg = f"{prefix}New game: you start."
             else:
                 msg = f"{prefix}New game: the bot started and played column {botmove}."
-            reply = {"status": True, "msg": msg, "result": self._result_json(RESULT_RUNNING),
-                     "botmove": botmove, "state": _state(board, first)}
+            reply = MoveReply(msg, RESULT_RUNNING, botmove, _grid(board, student_first))
         if running is not None:
             self._last_reply.pop(running.id, None)
         self._last_reply[game_id] = self._clock()
         return reply
 
-    def _play(self, game: StoredGame, col: int, arrived: float) -> Reply:
+    def _play(self, game: StoredGame, col: int, arrived: float) -> MoveReply | Refusal:
         board = game.board  # the stored moves were legal when stored; only their order is checked
-        if board.is_over() or board.first_player_to_move != (game.first == "student"):
+        student_first = game.student_first
+        if board.is_over() or board.first_player_to_move != student_first:
             raise CorruptRecord(f"game {game.id} of {game.player}: not the student's turn")
+        columns = list(game.game.columns)
         last = self._last_reply.get(game.id)
         if self.time_limit > 0 and last is not None and arrived - last > self.time_limit:
             late = arrived - last
             msg = (f"Time limit exceeded: your move came {late:.2f} s after the server's reply"
                    f" (the limit is {self.time_limit:g} s). The game is lost.")
-            self._end(game, game.moves, TIMEOUT, LOSS, msg)
-            return _error_reply(msg, result=self._result_json(LOSS),
-                                state=_state(board, game.first))
+            return Refusal(msg, self._end(game, columns, Outcome.LOSS, Ending.LATE, msg),
+                           _grid(board, student_first))
         if not board.can_play(col):
-            self._end(game, game.moves, ILLEGAL_MOVE, ILLEGAL,
-                      f"Impossible move: column {col} is full.")
-            return _error_reply(MSG_IMPOSSIBLE, result=self._result_json(ILLEGAL),
-                                state=_state(board, game.first))
+            result = self._end(game, columns, Outcome.LOSS, Ending.ILLEGAL,
+                               f"Impossible move: column {col} is full.")
+            return Refusal(MSG_IMPOSSIBLE, result, _grid(board, student_first))
         board = board.play_unchecked(col)
-        moves = game.moves + str(col)
-        ending = self._ends(board)
-        if ending != RESULT_RUNNING:
-            if ending == WIN:
-                result, outcome, msg = WIN, WON, "You won!"
-            elif board.last_mover_won():
-                result, outcome, msg = DRAW, DRAWN, (
-                    "Draw: your four in a row filled the board, and a full board is a draw"
-                    " in the course environment.")
-            else:
-                result, outcome, msg = DRAW, DRAWN, "Draw: the board is full."
-            self._end(game, moves, outcome, result, msg)
-            return {"status": True, "msg": msg, "result": self._result_json(result), "botmove": NO_MOVE,
-                    "state": _state(board, game.first)}
+        columns.append(col)
+        over = self._ends(board)
+        if over != RESULT_RUNNING:
+            return self._over(game, columns, board, over, None)
         bot = self._game_bot(game)
         botmove, fault = self._move_of(bot, board)
-        if fault:
+        if fault is not None:
             assert bot is not None
-            return {"status": True, "msg": self._bot_lost(game, moves, bot, fault),
-                    "result": self._result_json(WIN), "botmove": NO_MOVE,
-                    "state": _state(board, game.first)}
+            return MoveReply(self._bot_lost(game, columns, bot, fault), WIN, NO_MOVE,
+                             _grid(board, student_first))
         board = board.play_unchecked(botmove)
-        moves += str(botmove)
-        ending = self._ends(board)
-        state = _state(board, game.first)
-        if ending == RESULT_RUNNING:
-            self.store.advance(game, moves)
-            reply = {"status": True, "msg": f"The bot played column {botmove}.",
-                     "result": self._result_json(RESULT_RUNNING),
-                     "botmove": botmove, "state": state}
-            self._last_reply[game.id] = self._clock()
-            return reply
-        if ending == WIN:
-            result, outcome, msg = LOSS, LOST, f"The bot played column {botmove} and won."
-        elif board.last_mover_won():
-            result, outcome, msg = DRAW, DRAWN, (
-                f"Draw: the bot's four in a row in column {botmove} filled the board, and a"
-                " full board is a draw in the course environment.")
-        else:
-            result, outcome, msg = DRAW, DRAWN, (
-                f"Draw: the bot played column {botmove} and the board is full.")
-        self._end(game, moves, outcome, result, msg)
-        return {"status": True, "msg": msg, "result": self._result_json(result), "botmove": botmove,
-                "state": state}
+        columns.append(botmove)
+        over = self._ends(board)
+        if over != RESULT_RUNNING:
+            return self._over(game, columns, board, over, botmove)
+        self.store.advance(game, columns)
+        self._last_reply[game.id] = self._clock()
+        return MoveReply(f"The bot played column {botmove}.", RESULT_RUNNING, botmove,
+                         _grid(board, student_first))
 
-    def _end(self, game: StoredGame, moves: str, outcome: str, result: float, note: str) -> None:
-        self.store.finish(game, moves, outcome, result, note)
+    def _over(self, game: StoredGame, columns: Sequence[int], board: Board, result: float,
+              bot: int | None) -> MoveReply:
+        """End ``game`` on the board: the move that made ``board`` (the student's, or the
+        bot's in column ``bot``) won it or filled the board, ``result`` for its mover."""
+        outcome, msg = _over_words(board, result, bot)
+        course = self._end(game, columns, outcome, _board_ending(outcome), msg)
+        return MoveReply(msg, course, NO_MOVE if bot is None else bot,
+                         _grid(board, game.student_first))
+
+    def _end(self, game: StoredGame, columns: Sequence[int], student: Outcome, ending: Ending,
+             note: str) -> float:
+        """End ``game`` with the student's outcome, how and why; the course's result of it."""
+        self.store.finish(game, game.ended(columns, student, ending, note))
         self._last_reply.pop(game.id, None)
         self._drop_bot(game.id)
+        return course_result(student, ending)
 
-    def _bot_lost(self, game: StoredGame, moves: str, bot: Player, fault: str) -> str:
+    def _bot_lost(self, game: StoredGame, columns: Sequence[int], bot: Player,
+                  fault: _Fault) -> str:
         """End ``game`` as won by the student after its bot's fault (or after the bot was
         stopped from outside its sandbox: the course's protocol has no game without a result,
-        and the student is not to pay for it); the message."""
-        if fault.startswith(f"{STOPPED}: "):
+        and the student is not to pay for it: the server's ruling); the message."""
+        ending, detail = fault
+        if ending is Ending.STOPPED:
+            ending = Ending.RULED
             msg = (f"You won: the bot ({bot.name}) was stopped from outside its sandbox, no fault"
-                   f" of its own: {fault}")
+                   f" of its own: {detail}")
         else:
-            msg = f"You won: the bot ({bot.name}) lost by a fault, {fault}"
-        self._end(game, moves, WON, WIN, msg)
+            msg = f"You won: the bot ({bot.name}) lost by a fault, {ending.value}: {detail}"
+        self._end(game, columns, Outcome.WIN, ending, msg)
         return msg
 
     def stats(self, stil_ids: list[str], api_key: str) -> Reply:
-        """``POST stats``: the stats dict (its ``status`` is null, as on the course server).
+        """``POST stats``: the stats dict (its ``status`` is null, as on the course server),
+        written by the type the client reads it with.
 
         Raises ``NoStatsEndpoint`` on a server version without stats.
         """
         if not self.behaviour.stats_endpoint:
             raise NoStatsEndpoint("this version of the course server has no stats endpoint")
-        player = player_key(stil_ids)
+        player = request_player(stil_ids)
         if api_key != self.api_key:
-            return {"msg": MSG_WRONG_KEY, "status": False, "stil_id": player}
-        s = self.store.stats(player)
-        return {"msg": None, "status": None, "stil_id": player, "played": s.played,
-                "won": s.won, "lost": s.lost, "streak": s.streak, "streak_max": s.streak_max,
-                "total_reward": s.total_reward}
+            return Refusal(MSG_WRONG_KEY).stats_json(player)
+        return self.store.stats(player).to_json()
 
 
-def _state(board: Board, first: str) -> list[list[int]]:
+def _over_words(board: Board, result: float, bot: int | None) -> tuple[Outcome, str]:
+    """The student's outcome and the server's words when the move that made ``board`` ends the
+    game with ``result`` for its mover: the student's (``bot`` None), or the bot's in column
+    ``bot``.  The course's environment scores a last disc that fills the board and connects
+    four as a draw (``full_board_win_is_draw``): said so."""
+    if result == WIN:
+        return ((Outcome.WIN, "You won!") if bot is None
+                else (Outcome.LOSS, f"The bot played column {bot} and won."))
+    if board.last_mover_won():
+        four = "your four in a row" if bot is None else f"the bot's four in a row in column {bot}"
+        return Outcome.DRAW, (f"Draw: {four} filled the board, and a full board is a draw in the"
+                              " course environment.")
+    return Outcome.DRAW, ("Draw: the board is full." if bot is None
+                          else f"Draw: the bot played column {bot} and the board is full.")
+
+
+def _board_ending(student: Outcome) -> Ending:
+    """How a game the board decided ended: a draw fills the board (the course's environment
+    scores a full board's four as one too), anything else is four in a row."""
+    return Ending.FULL if student is Outcome.DRAW else Ending.FOUR
+
+
+def _grid(board: Board, student_first: bool) -> Grid:
     """``board`` as a reply's ``state``: the student's discs are 1 whoever is to move."""
-    grid = course_grid(board, student_to_move=board.first_player_to_move == (first == "student"))
-    return [list(row) for row in grid]
+    return course_grid(board, student_to_move=board.first_player_to_move == student_first)
 
 
 __all__ = [
@@ -479,5 +477,5 @@ __all__ = [
     "NoStatsEndpoint",
     "RequestError",
     "check_move",
-    "player_key",
+    "request_player",
 ]

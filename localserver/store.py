@@ -5,6 +5,13 @@ won, lost, streak, best streak, total reward, as the course's ``stats`` reports 
 file or in memory.  Every change is one transaction; at most one running game per player is
 enforced by a unique index, so a game is never lost, mixed up or counted twice.  One
 connection is shared by the server's threads, always under the store's lock.
+
+A game goes in and out as one value (``StoredGame``: the row's id, player, times and bot
+around an ``engine.games.PlayedGame``, named by the player and its bot); its columns are
+written here: the moves as 0-based digits, how it ended in ``outcome`` (``running``, or the
+``Ending``), the student's result as the course's number in ``result`` (``course_result``).
+A database of an earlier version, whose ``outcome`` said ``won``, ``draw``, ``lost`` or
+``timeout``, is read as the same games.
 """
 
 from __future__ import annotations
@@ -21,13 +28,17 @@ from typing import Any
 from board import Board
 from course.database import MEMORY, connect, connect_read_only, transaction
 from course.grid import Grid, course_grid
-from course.protocol import WIN, Stats
+from course.protocol import WIN, Stats, course_result, result_ending, result_outcome
+from engine.games import PlayedGame, PlayedMove, winner_of
 from settings import ConfigError
+from vocabulary import Ending, Outcome
 
-# How a game ended, as stored in ``games.outcome``.
-RUNNING, WON, DRAWN, LOST, ILLEGAL_MOVE, TIMEOUT, ABANDONED = (
-    "running", "won", "draw", "lost", "illegal", "timeout", "abandoned",
-)
+RUNNING = "running"  # ``games.outcome`` of a game going on; a finished game's is its Ending
+# ``games.outcome`` as earlier versions wrote it (the others were already an Ending's value);
+# a game won or lost was won by four in a row, or by the bot's fault (its note says).
+_EARLIER_OUTCOMES = {"draw": Ending.FULL, "timeout": Ending.LATE}
+_EARLIER_WON_OR_LOST = ("won", "lost")
+BOT = "bot"  # the bot's name in a game played by the course's bot
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS players (
@@ -65,28 +76,57 @@ READ_COLUMNS = {"games": ("id", "player", "first", "moves", "outcome", "result",
 
 @dataclass(frozen=True)
 class StoredGame:
-    """One game as the server stores it: ``moves`` are 0-based columns from the first move on."""
+    """One game as the server stores it: its row (``id``, the ``player``'s ids joined, when it
+    ``started`` and ``finished``, the spec of its ``bot``: None for the course's) and the
+    ``game``, played by the player and the bot (named ``BOT`` or by its spec), the student
+    first when ``student_first``."""
 
     id: int
     player: str
-    first: str
-    moves: str
-    outcome: str
-    result: float | None
-    note: str | None
+    student_first: bool
     started: float
     finished: float | None
-    bot: str | None = None  # the spec of the bot that played (None: the course's bot)
+    game: PlayedGame
+    bot: str | None = None
+
+    @property
+    def student_side(self) -> int:
+        """The student's side in ``game``: 0 when it moved first, else 1."""
+        return 0 if self.student_first else 1
 
     @property
     def board(self) -> Board:
-        return Board.from_moves((int(c) for c in self.moves), one_based=False)
+        return self.game.board
+
+    @property
+    def result(self) -> float | None:
+        """The student's result as the course counts it (None: the game goes on)."""
+        outcome = self.game.outcome(self.student_side)
+        if outcome is None or self.game.ending is None:
+            return None
+        return course_result(outcome, self.game.ending)
 
     def grid(self) -> Grid:
         """The board as the course sends it: row 0 at the top, 1 = student, -1 = bot."""
         board = self.board
-        return course_grid(board, student_to_move=board.first_player_to_move == (
-            self.first == "student"))
+        return course_grid(board, student_to_move=board.first_player_to_move == self.student_first)
+
+    def ended(self, columns: Sequence[int], student: Outcome, ending: Ending,
+              detail: str) -> PlayedGame:
+        """The game ended after ``columns`` (from the empty board) with the student's
+        ``student`` outcome, how and why."""
+        return PlayedGame(self.game.first, self.game.second, _moves(columns),
+                          winner_of(self.student_side, student), ending, detail)
+
+
+def _moves(columns: Sequence[int]) -> tuple[PlayedMove, ...]:
+    """A server's moves: it keeps no time."""
+    return tuple(PlayedMove(ply, column) for ply, column in enumerate(columns, start=1))
+
+
+def _digits(columns: Sequence[int]) -> str:
+    """``games.moves``: the 0-based columns as digits."""
+    return "".join(str(column) for column in columns)
 
 
 class GameStore:
@@ -126,13 +166,13 @@ class GameStore:
     # --- changes ----------------------------------------------------------------------------
 
     @staticmethod
-    def _finish(conn: sqlite3.Connection, game_id: int, player: str, moves: str, outcome: str,
-                result: float, note: str) -> None:
+    def _finish(conn: sqlite3.Connection, game_id: int, player: str, columns: Sequence[int],
+                ending: Ending, result: float, note: str) -> None:
         """End a running game and add it to the player's record, in the caller's transaction."""
         cur = conn.execute(
             "UPDATE games SET moves = ?, outcome = ?, result = ?, note = ?, finished = ?"
             " WHERE id = ? AND outcome = ?",
-            (moves, outcome, result, note, time.time(), game_id, RUNNING),
+            (_digits(columns), ending.value, result, note, time.time(), game_id, RUNNING),
         )
         if cur.rowcount != 1:  # the server's per-player lock makes this impossible
             raise RuntimeError(f"game {game_id} of {player} was not running")
@@ -147,37 +187,43 @@ class GameStore:
             (won, lost, lost, lost, result, player),
         )
 
-    def start(self, player: str, first: str, moves: str, *, abandon: StoredGame | None = None,
-              lost_start: str | None = None, bot: str | None = None) -> int:
-        """A new running game; returns its id.  In the same transaction ``abandon`` (the
-        player's running game) is ended as lost, or with ``lost_start`` (a note) the start
-        itself is booked as a lost game.  ``bot``: the spec of the game's bot (None: the
-        course's)."""
+    def start(self, player: str, student_first: bool, columns: Sequence[int], *,
+              abandon: StoredGame | None = None, lost_start: str | None = None,
+              bot: str | None = None) -> int:
+        """A new running game after ``columns`` (the bot's first move, if it started); returns
+        its id.  In the same transaction ``abandon`` (the player's running game) is ended as
+        lost, or with ``lost_start`` (a note) the start itself is booked as a lost game.
+        ``bot``: the spec of the game's bot (None: the course's)."""
+        loss = course_result(Outcome.LOSS, Ending.ABANDONED)
         with self._transaction() as conn:
             if abandon is not None:
-                self._finish(conn, abandon.id, player, abandon.moves, ABANDONED, -1.0,
-                             "A new game was started while this one was running.")
+                self._finish(conn, abandon.id, player, abandon.game.columns, Ending.ABANDONED,
+                             loss, "A new game was started while this one was running.")
             elif lost_start is not None:
                 cur = conn.execute("INSERT INTO games (player, first, started) VALUES (?, ?, ?)",
                                    (player, "student", time.time()))
-                self._finish(conn, int(cur.lastrowid or 0), player, "", ABANDONED, -1.0,
+                self._finish(conn, int(cur.lastrowid or 0), player, (), Ending.ABANDONED, loss,
                              lost_start)
             cur = conn.execute(
                 "INSERT INTO games (player, first, moves, started, bot) VALUES (?, ?, ?, ?, ?)",
-                (player, first, moves, time.time(), bot))
+                (player, "student" if student_first else "bot", _digits(columns), time.time(),
+                 bot))
             return int(cur.lastrowid or 0)
 
-    def advance(self, game: StoredGame, moves: str) -> None:
+    def advance(self, game: StoredGame, columns: Sequence[int]) -> None:
         """The running game's moves so far."""
         with self._transaction() as conn:
             conn.execute("UPDATE games SET moves = ? WHERE id = ? AND outcome = ?",
-                         (moves, game.id, RUNNING))
+                         (_digits(columns), game.id, RUNNING))
 
-    def finish(self, game: StoredGame, moves: str, outcome: str, result: float,
-               note: str) -> None:
-        """End the running game with ``result`` (for the student) and count it."""
+    def finish(self, stored: StoredGame, game: PlayedGame) -> None:
+        """End the running game as ``game`` (``StoredGame.ended``) and count it."""
+        outcome = game.outcome(stored.student_side)
+        if game.ending is None or outcome is None:
+            raise ValueError(f"game {stored.id} of {stored.player} has no result to store")
         with self._transaction() as conn:
-            self._finish(conn, game.id, game.player, moves, outcome, result, note)
+            self._finish(conn, stored.id, stored.player, game.columns, game.ending,
+                         course_result(outcome, game.ending), game.detail)
 
     # --- reading ----------------------------------------------------------------------------
 
@@ -229,10 +275,32 @@ def _stats(row: sqlite3.Row) -> Stats:
 
 
 def _game(row: sqlite3.Row) -> StoredGame:
+    """The stored game of a row: its columns read as the one value."""
     names = row.keys()  # (``in row`` would look among the values)
     bot = row["bot"] if "bot" in names else None  # a database of an older version has none
-    return StoredGame(int(row["id"]), row["player"], row["first"], row["moves"], row["outcome"],
-                      row["result"], row["note"], float(row["started"]), row["finished"], bot)
+    student_first = row["first"] == "student"
+    player = str(row["player"])
+    first, second = (player, bot or BOT) if student_first else (bot or BOT, player)
+    moves = _moves([int(c) for c in row["moves"]])
+    outcome, winner, ending = row["outcome"], None, None
+    if outcome != RUNNING:
+        result = float(row["result"])
+        winner = winner_of(0 if student_first else 1, result_outcome(result))
+        if outcome in _EARLIER_WON_OR_LOST:
+            ending = result_ending(result, four=PlayedGame("", "", moves, winner).won_on_board)
+        else:
+            ending = _EARLIER_OUTCOMES.get(outcome) or _ending(outcome)
+    game = PlayedGame(first, second, moves, winner, ending, row["note"] or "")
+    return StoredGame(int(row["id"]), player, student_first, float(row["started"]),
+                      row["finished"], game, bot)
+
+
+def _ending(outcome: str) -> Ending:
+    """A finished game's ``games.outcome`` (another program's word: the server's ruling)."""
+    try:
+        return Ending(outcome)
+    except ValueError:
+        return Ending.RULED
 
 
 def _add_bot_column(conn: sqlite3.Connection) -> None:

@@ -8,13 +8,15 @@
 Each runs in a sandbox (``outside.sandbox``: its own environment and folder, Landlock and
 seccomp on Linux, limits that hold for all its processes): it sees no key, file or process of
 the user's.  Whatever such an agent does wrong (late, illegal, not a column, a crash, its end, a
-flood of output, what the sandbox stopped) is an ``AgentFault`` of a typed ``FaultKind``
-raised from its ``choose``: the arena records the game as its loss with that reason
+flood of output, what the sandbox stopped) is an ``AgentFault`` of a typed kind (a
+``vocabulary.Ending``) raised from its ``choose``: the arena records the game as its loss
+with that ending
 (``arena.match``); an agent ended from outside its sandbox raises ``AgentStopped`` instead,
 and the game has no result.  Its process and whatever it started are killed at once
 (``outside.process``), at the end of each game (``end_game``), and at the latest when our
-process exits.  ``ecosystems.players``, which knows every kind of spec,
-parses these (``outside.specs``) and builds them (``build_outside``).
+process exits.  ``ecosystems.players``, the one parser of every kind of spec, parses these
+with the parsers this package contributes (``outside.specs.SPEC_KINDS``) and builds them
+(``build_outside``).
 """
 
 from __future__ import annotations
@@ -24,10 +26,10 @@ from typing import Any
 
 from board import Board
 from outside.connectx import ConnectXPlayer
-from outside.faults import FAULT_KINDS, AgentFault, AgentStopped, FaultKind
+from outside.faults import AgentFault, AgentStopped
 from outside.program import ProgramPlayer
 from outside.sandbox import Layers, check_strictness, system_layers
-from outside.specs import KINDS, SPEC_HELP, OutsideSpec, parse_outside_spec, split_specs
+from outside.specs import KINDS_HELP, SPEC_KINDS, OutsideSpec
 
 OutsidePlayer = ConnectXPlayer | ProgramPlayer
 
@@ -51,13 +53,11 @@ def end_game(player: object) -> None:
 
 
 __all__ = [
-    "FAULT_KINDS",
-    "KINDS",
-    "SPEC_HELP",
+    "KINDS_HELP",
+    "SPEC_KINDS",
     "AgentFault",
     "AgentStopped",
     "ConnectXPlayer",
-    "FaultKind",
     "Layers",
     "OutsidePlayer",
     "OutsideSpec",
@@ -65,7 +65,5 @@ __all__ = [
     "build_outside",
     "check_strictness",
     "end_game",
-    "parse_outside_spec",
-    "split_specs",
     "system_layers",
 ]

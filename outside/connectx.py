@@ -13,7 +13,7 @@ rows 6, columns 7, inarow 4 and ``actTimeout`` the player's seconds per move.
 Kaggle's verdicts, reproduced (``kaggle_verdict``; kaggle-environments 1.x, ``../shared/ARENAS.md``):
 
 - a move longer than ``actTimeout`` is charged to the overage (60 s a game); a move that needs
-  more than what is left loses on time (TIMEOUT: ``FaultKind.LATE``).  The move is timed here,
+  more than what is left loses on time (TIMEOUT: ``Ending.LATE``).  The move is timed here,
   on our clock, from sending the request to reading the answer (the load and the call, as
   Kaggle times them, and a pipe's round trip): never by the agent's process, whose clock the
   agent could change; a move is cut off once ``actTimeout`` and the overage have passed
@@ -25,7 +25,7 @@ Kaggle's verdicts, reproduced (``kaggle_verdict``; kaggle-environments 1.x, ``..
 - then the column must be below 7 and not full (INVALID: ``ILLEGAL``); a float 0.0-6.0 that
   passed the schema then indexes the board and kaggle-environments' ``env.run`` stops with a
   TypeError (the episode has no result): a loss here (``NOT_A_COLUMN``), with those words;
-- an exception from the agent, or from loading its file, is ERROR (``FaultKind.ERROR``).
+- an exception from the agent, or from loading its file, is ERROR (``Ending.ERROR``).
 """
 
 from __future__ import annotations
@@ -43,11 +43,11 @@ from pathlib import Path
 from typing import Any
 
 from board import WIDTH, Board
-from outside.faults import AgentFault, AgentStopped, FaultKind
+from outside.faults import AgentFault, AgentStopped
 from outside.player import ProcessPlayer
 from outside.process import Child
 from outside.sandbox import Limits, interpreter_paths, own_paths
-from vocabulary import Sandbox
+from vocabulary import Ending, Sandbox
 
 WORKER = Path(__file__).with_name("connectx_worker.py")
 OVERAGE = 60.0  # seconds a game, as Kaggle gives each agent
@@ -83,34 +83,34 @@ def kaggle_verdict(returned: dict[str, Any], board: Board) -> int:
     if kind == "none":
         column = 0
         if not board.can_play(column):
-            raise AgentFault(FaultKind.ILLEGAL, "returned None: Kaggle plays its default action,"
+            raise AgentFault(Ending.ILLEGAL, "returned None: Kaggle plays its default action,"
                              " column 0, which is full: an invalid action (INVALID)")
         return column
     if kind == "bool":
-        raise AgentFault(FaultKind.NOT_A_COLUMN, f"returned {text} (bool): Kaggle's action schema"
+        raise AgentFault(Ending.NOT_A_COLUMN, f"returned {text} (bool): Kaggle's action schema"
                          " wants an integer and a bool is not one: an invalid action (INVALID)")
     if kind == "float":
         if value is None or not float(value).is_integer() or value < 0:
-            raise AgentFault(FaultKind.NOT_A_COLUMN, f"returned {text} (float): Kaggle's action"
+            raise AgentFault(Ending.NOT_A_COLUMN, f"returned {text} (float): Kaggle's action"
                              " schema wants a whole number from 0: an invalid action (INVALID)")
         if value >= WIDTH:
-            raise AgentFault(FaultKind.ILLEGAL, f"returned {text} (float): column out of range"
+            raise AgentFault(Ending.ILLEGAL, f"returned {text} (float): column out of range"
                              f" 0-{WIDTH - 1}: an invalid action (INVALID)")
-        raise AgentFault(FaultKind.NOT_A_COLUMN, f"returned {text} (float): Kaggle's schema lets"
+        raise AgentFault(Ending.NOT_A_COLUMN, f"returned {text} (float): Kaggle's schema lets"
                          " a whole float through, then its rules index the board with it and"
                          " env.run stops with a TypeError (no result for the episode); return an"
                          " int")
     if kind != "int":
         why = ("its action schema wants a Python int" if name.startswith("numpy.")
                else "its action schema wants an integer")
-        raise AgentFault(FaultKind.NOT_A_COLUMN, f"returned {name} ({text}): Kaggle rejects it as"
+        raise AgentFault(Ending.NOT_A_COLUMN, f"returned {name} ({text}): Kaggle rejects it as"
                          f" an invalid action ({why}; INVALID)")
     column = int(value) if isinstance(value, int) else -1
     if not 0 <= column < WIDTH:
-        raise AgentFault(FaultKind.ILLEGAL, f"returned {text}: column out of range 0-{WIDTH - 1}:"
+        raise AgentFault(Ending.ILLEGAL, f"returned {text}: column out of range 0-{WIDTH - 1}:"
                          " an invalid action (INVALID)")
     if not board.can_play(column):
-        raise AgentFault(FaultKind.ILLEGAL, f"returned {column}, a full column: an invalid action"
+        raise AgentFault(Ending.ILLEGAL, f"returned {column}, a full column: an invalid action"
                          " (INVALID)")
     return column
 
@@ -159,7 +159,7 @@ class ConnectXPlayer(ProcessPlayer):
                           run=interpreter_paths(self.python),
                           own=[str(WORKER), *own_paths(agent_file)], strictness=self.strictness)
         except OSError as exc:
-            self._pending = AgentFault(FaultKind.CRASHED, f"could not start {self.python}:"
+            self._pending = AgentFault(Ending.CRASHED, f"could not start {self.python}:"
                                        f" {exc.strerror or exc}")
             return
         self._child = child
@@ -175,7 +175,7 @@ class ConnectXPlayer(ProcessPlayer):
             return
         if line is None or not line.startswith("{"):
             self._pending = AgentFault(
-                FaultKind.CRASHED if line is None else FaultKind.PROTOCOL,
+                Ending.CRASHED if line is None else Ending.PROTOCOL,
                 f"its worker did not start within {STARTUP_SECONDS:g} s" if line is None
                 else f"its worker said {line[:200]!r} instead of being ready")
             self.end_game()
@@ -196,11 +196,11 @@ class ConnectXPlayer(ProcessPlayer):
                     with tarfile.open(self.path) as archive:
                         archive.extractall(folder, filter="data")
                 except (OSError, tarfile.TarError) as exc:
-                    raise AgentFault(FaultKind.ERROR, f"the archive cannot be unpacked: {exc}"
+                    raise AgentFault(Ending.ERROR, f"the archive cannot be unpacked: {exc}"
                                      " (Kaggle: ERROR)") from None
                 main = Path(folder) / MAIN
                 if not main.is_file():
-                    raise AgentFault(FaultKind.ERROR, f"the archive has no {MAIN} at its root"
+                    raise AgentFault(Ending.ERROR, f"the archive has no {MAIN} at its root"
                                      " (Kaggle: ERROR)")
                 self._file = str(main)
         return self._file
@@ -216,7 +216,7 @@ class ConnectXPlayer(ProcessPlayer):
         cutoff = began + self.seconds + max(self.overage, 0.0) + CUTOFF_SLACK
         line = child.read_line(cutoff, where="in its move")
         if line is None:
-            raise AgentFault(FaultKind.LATE, f"no answer within actTimeout {self.seconds:g} s and"
+            raise AgentFault(Ending.LATE, f"no answer within actTimeout {self.seconds:g} s and"
                              f" the {self.overage:.1f} s of overage left: Kaggle ends the game"
                              " with TIMEOUT", seconds=time.monotonic() - began)
         duration = time.monotonic() - began
@@ -225,23 +225,23 @@ class ConnectXPlayer(ProcessPlayer):
             if not isinstance(reply, dict):
                 raise TypeError
         except (ValueError, TypeError):
-            raise AgentFault(FaultKind.PROTOCOL, f"its worker answered {line[:200]!r}") from None
+            raise AgentFault(Ending.PROTOCOL, f"its worker answered {line[:200]!r}") from None
         self.log = str(reply.get("log", ""))
         over = duration - self.seconds
         if over > self.overage:
-            raise AgentFault(FaultKind.LATE, f"took {duration:.2f} s, past actTimeout"
+            raise AgentFault(Ending.LATE, f"took {duration:.2f} s, past actTimeout"
                              f" {self.seconds:g} s and the {self.overage:.1f} s of overage left:"
                              " Kaggle ends the game with TIMEOUT", seconds=duration)
         self.overage -= max(0.0, over)
         if "load_failed" in reply:
-            raise AgentFault(FaultKind.ERROR, f"loading the file failed: {reply['load_failed']}"
+            raise AgentFault(Ending.ERROR, f"loading the file failed: {reply['load_failed']}"
                              " (Kaggle: ERROR)", seconds=duration)
         if "raised" in reply:
-            raise AgentFault(FaultKind.ERROR, f"raised {reply['raised']} (Kaggle: ERROR)",
+            raise AgentFault(Ending.ERROR, f"raised {reply['raised']} (Kaggle: ERROR)",
                              seconds=duration)
         returned = reply.get("returned")
         if not isinstance(returned, dict):
-            raise AgentFault(FaultKind.PROTOCOL, f"its worker answered {line[:200]!r}")
+            raise AgentFault(Ending.PROTOCOL, f"its worker answered {line[:200]!r}")
         try:
             return kaggle_verdict(returned, board)
         except AgentFault as fault:

@@ -7,9 +7,9 @@ its own, with its standard input, output and error on pipes:
 
 - ``read_line`` waits for one line of its output until a deadline, reading its error output
   meanwhile so that it never blocks on a full pipe; more than ``LINE_BYTES`` on its output or
-  ``LOG_BYTES`` on its error output in one move is a fault (``FaultKind.FLOODED``), as is its
+  ``LOG_BYTES`` on its error output in one move is a fault (``Ending.FLOODED``), as is its
   end (``EXITED``, or ``CRASHED`` with the signal or status);
-- ``blame`` turns a fault into what it was: the sandbox's (``FaultKind.SANDBOX``) when the
+- ``blame`` turns a fault into what it was: the sandbox's (``Ending.SANDBOX``) when the
   agent passed a limit of the whole sandbox or was denied something before it failed, or no
   fault at all (``AgentStopped``) when its process was ended from outside;
 - ``kill`` ends every process of its sandbox and removes its folder.  Every child still
@@ -31,9 +31,9 @@ from collections.abc import Sequence
 from multiprocessing import util as mp_util
 from pathlib import Path
 
-from outside.faults import AgentFault, AgentStopped, FaultKind
+from outside.faults import AgentFault, AgentStopped
 from outside.sandbox import CPU_HARD_EXTRA, Confinement, Limits, spawning
-from vocabulary import Sandbox
+from vocabulary import Ending, Sandbox
 
 LINE_BYTES = 64 * 1024  # of the answer channel per move (an answer is one short line)
 LOG_BYTES = 1024 * 1024  # of error output (a log) per move
@@ -51,8 +51,8 @@ DENIED_WORDS = ("PermissionError", "Permission denied", "Operation not permitted
 MEMORY_WORDS = ("MemoryError", "Cannot allocate memory", "Errno 12]", "std::bad_alloc",
                 "OutOfMemoryError", "out of memory")
 # Faults that mean the agent did not move (after a denial, the sandbox's).
-NO_MOVE = (FaultKind.ERROR, FaultKind.CRASHED, FaultKind.EXITED, FaultKind.LATE,
-           FaultKind.FLOODED, FaultKind.PROTOCOL)
+NO_MOVE = (Ending.ERROR, Ending.CRASHED, Ending.EXITED, Ending.LATE,
+           Ending.FLOODED, Ending.PROTOCOL)
 
 
 _LIVE: weakref.WeakSet[Child] = weakref.WeakSet()
@@ -205,7 +205,7 @@ class Child:
         self._buffer += data
         self._line_bytes += len(data)
         if self._line_bytes > LINE_BYTES:
-            raise AgentFault(FaultKind.FLOODED, f"wrote more than {LINE_BYTES // 1024} KiB to"
+            raise AgentFault(Ending.FLOODED, f"wrote more than {LINE_BYTES // 1024} KiB to"
                              f" its output {where} (an answer is one short line)")
 
     def _read_log(self, fd: int, where: str) -> bool:
@@ -219,7 +219,7 @@ class Child:
         self._log_bytes += len(data)
         self._log_tail = (self._log_tail + data.decode("utf-8", errors="replace"))[-LOG_TAIL:]
         if self._log_bytes > LOG_BYTES:
-            raise AgentFault(FaultKind.FLOODED, f"wrote more than {LOG_BYTES // 1024**2} MiB to"
+            raise AgentFault(Ending.FLOODED, f"wrote more than {LOG_BYTES // 1024**2} MiB to"
                              f" its error output {where}")
         return True
 
@@ -240,7 +240,7 @@ class Child:
             code = self._wait(0)
         except subprocess.TimeoutExpired:
             self.kill()
-            return AgentFault(FaultKind.CRASHED, f"closed its output {where} and was killed")
+            return AgentFault(Ending.CRASHED, f"closed its output {where} and was killed")
         return self.exit_fault(code, where)
 
     def _wait_ended(self, timeout: float) -> None:
@@ -260,26 +260,26 @@ class Child:
         """What a process that ended with ``code`` (``Popen.returncode``) did: its fault, or
         ``AgentStopped`` (raised) when it was ended from outside its sandbox."""
         if self.sandbox.violation is not None:
-            return AgentFault(FaultKind.SANDBOX, f"{self.sandbox.violation} {where}")
+            return AgentFault(Ending.SANDBOX, f"{self.sandbox.violation} {where}")
         last = self._log_tail.strip().splitlines()[-1:] if self._log_tail.strip() else []
         said = f" (its last words: {last[0][:300]!r})" if last else ""
         if code == 0:
-            return AgentFault(FaultKind.EXITED, f"ended with status 0 {where}{said}")
+            return AgentFault(Ending.EXITED, f"ended with status 0 {where}{said}")
         if code > 0:
-            return AgentFault(FaultKind.CRASHED, f"ended with status {code} {where}{said}")
+            return AgentFault(Ending.CRASHED, f"ended with status {code} {where}{said}")
         number = -code
         if number in OWN_SIGNALS or self._killed:
-            return AgentFault(FaultKind.CRASHED, f"{signal_words(number, self.limits)} {where}{said}")
+            return AgentFault(Ending.CRASHED, f"{signal_words(number, self.limits)} {where}{said}")
         if number == signal.SIGKILL and self._cpu_seconds is not None \
                 and self._cpu_seconds >= self.limits.cpu_seconds:
-            return AgentFault(FaultKind.CRASHED, f"{signal_words(number, self.limits)} {where}")
+            return AgentFault(Ending.CRASHED, f"{signal_words(number, self.limits)} {where}")
         name = signal_words(number, self.limits) if number != signal.SIGKILL else "killed by SIGKILL"
         if number in self.sandbox.signals:
-            return AgentFault(FaultKind.CRASHED, f"{name}, which it sent itself, {where}{said}")
+            return AgentFault(Ending.CRASHED, f"{name}, which it sent itself, {where}{said}")
         if self.sandbox.layers.seccomp is not None and self.sandbox.layers.seccomp.value == "notify":
             raise AgentStopped(f"its process was {name} from outside its sandbox {where} (not by its"
                                " limits, not by itself): the game has no result")
-        return AgentFault(FaultKind.CRASHED, f"{name} {where}, by itself or from outside (this"
+        return AgentFault(Ending.CRASHED, f"{name} {where}, by itself or from outside (this"
                           f" system cannot tell){said}")
 
     def gone_fault(self, where: str) -> AgentFault:
@@ -289,29 +289,29 @@ class Child:
             code = self._wait(0)
         except subprocess.TimeoutExpired:  # still running but not reading: it is killed
             self.kill()
-            return AgentFault(FaultKind.CRASHED, f"stopped reading its input {where}")
+            return AgentFault(Ending.CRASHED, f"stopped reading its input {where}")
         return self.exit_fault(code, where)
 
     def blame(self, fault: AgentFault) -> AgentFault:
         """The fault as recorded: the sandbox's when it passed a limit of the whole sandbox, or
         when it failed to move after the sandbox denied it something (what it tried, then the
         fault's words)."""
-        if fault.kind is FaultKind.SANDBOX or fault.kind not in NO_MOVE:
+        if fault.kind is Ending.SANDBOX or fault.kind not in NO_MOVE:
             return fault
         if self.sandbox.violation is not None:
-            return AgentFault(FaultKind.SANDBOX, self.sandbox.violation, seconds=fault.seconds)
+            return AgentFault(Ending.SANDBOX, self.sandbox.violation, seconds=fault.seconds)
         denied = list(self.sandbox.denials)
         if not denied and any(words in fault.detail for words in DENIED_WORDS) \
                 and self.sandbox.layers.landlock:
             denied = ["a file or the network (its rules)"]
         if not denied and any(words in fault.detail for words in MEMORY_WORDS):
-            return AgentFault(FaultKind.SANDBOX, f"over its memory limit"
+            return AgentFault(Ending.SANDBOX, f"over its memory limit"
                               f" ({self.limits.memory_bytes // 1024**2} MiB a process); then it"
                               f" {fault.detail}", seconds=fault.seconds)
         if not denied:
             return fault
         more = f" and {len(denied) - SHOWN_DENIALS} more" if len(denied) > SHOWN_DENIALS else ""
-        return AgentFault(FaultKind.SANDBOX, f"denied {'; '.join(denied[:SHOWN_DENIALS])}{more};"
+        return AgentFault(Ending.SANDBOX, f"denied {'; '.join(denied[:SHOWN_DENIALS])}{more};"
                           f" then it {fault.detail}", seconds=fault.seconds)
 
     def finish(self, line: str | None = None, *, wait: float = 0.5) -> None:

@@ -27,11 +27,11 @@ import time
 
 from board import WIDTH, Board, moves_to_string
 from board.board import moves_reaching
-from outside.faults import AgentFault, AgentStopped, FaultKind
+from outside.faults import AgentFault, AgentStopped
 from outside.player import ProcessPlayer
 from outside.process import Child
 from outside.sandbox import Limits, program_paths, safe_environment
-from vocabulary import Sandbox
+from vocabulary import Ending, Sandbox
 
 PROTOCOL_VERSION = 1
 GRACE = 0.5  # seconds an answer may come after its budget
@@ -65,12 +65,12 @@ def parse_answer(line: str, board: Board) -> int:
     """The 0-based column of an answer line (1-7), or ``AgentFault``."""
     text = line.strip()
     if not (text.isascii() and text.lstrip("+-").isdigit() and len(text) <= 6):
-        raise AgentFault(FaultKind.NOT_A_COLUMN, f"answered {line[:200]!r}, not a column 1-{WIDTH}")
+        raise AgentFault(Ending.NOT_A_COLUMN, f"answered {line[:200]!r}, not a column 1-{WIDTH}")
     number = int(text)
     if not 1 <= number <= WIDTH:
-        raise AgentFault(FaultKind.ILLEGAL, f"answered {number}: out of range 1-{WIDTH}")
+        raise AgentFault(Ending.ILLEGAL, f"answered {number}: out of range 1-{WIDTH}")
     if not board.can_play(number - 1):
-        raise AgentFault(FaultKind.ILLEGAL, f"answered {number}: that column is full")
+        raise AgentFault(Ending.ILLEGAL, f"answered {number}: that column is full")
     return number - 1
 
 
@@ -108,7 +108,7 @@ class ProgramPlayer(ProcessPlayer):
             child = Child(argv, limits=self.limits, run=run, own=own,
                           strictness=self.strictness)
         except OSError as exc:
-            self._pending = AgentFault(FaultKind.CRASHED, f"could not be started:"
+            self._pending = AgentFault(Ending.CRASHED, f"could not be started:"
                                        f" {exc.strerror or exc}")
             return
         self._child = child
@@ -128,11 +128,11 @@ class ProgramPlayer(ProcessPlayer):
         deadline = time.monotonic() + STARTUP_SECONDS
         line = self._answer(child, deadline, "at the handshake")
         if line is None:
-            raise AgentFault(FaultKind.LATE, f"did not answer the handshake within"
+            raise AgentFault(Ending.LATE, f"did not answer the handshake within"
                              f" {STARTUP_SECONDS:g} s")
         words = line.split(maxsplit=1)
         if not words or words[0] != "ready":
-            raise AgentFault(FaultKind.PROTOCOL, f"answered the handshake with {line[:200]!r},"
+            raise AgentFault(Ending.PROTOCOL, f"answered the handshake with {line[:200]!r},"
                              " not 'ready [NAME]'")
         self.said_name = words[1].strip() if len(words) > 1 else ""
 
@@ -172,7 +172,7 @@ class ProgramPlayer(ProcessPlayer):
             raise child.gone_fault("before its move")
         line = self._answer(child, began + self.seconds + GRACE, "in its move")
         if line is None:
-            raise AgentFault(FaultKind.LATE, f"no answer within its {self.seconds:g} s and the"
+            raise AgentFault(Ending.LATE, f"no answer within its {self.seconds:g} s and the"
                              f" {GRACE:g} s grace", seconds=time.monotonic() - began)
         try:
             column = parse_answer(line, board)

@@ -27,7 +27,7 @@ offers, and ``line()`` says it in one line):
   files written, its processes and threads (``RLIMIT_NPROC``), and, watched here every
   ``WATCH_INTERVAL`` seconds, the resident memory of all its processes together and the
   size of its scratch folder: past one, everything of it is killed and the game recorded as
-  its fault (``FaultKind.SANDBOX``);
+  its fault (``Ending.SANDBOX``);
 - **cleanup**: every process it started, one that left its process group or double-forked
   included, is killed at the end of each game (we are the sub-reaper of what it orphans, and
   find the rest by user id or by parentage).

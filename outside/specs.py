@@ -1,18 +1,22 @@
 """The specs of outside players, checked: ``connectx:PATH`` and ``program:COMMAND``.
 
+This module contributes these two kinds to the one parser of every spec (``ecosystems.players``):
+``SPEC_KINDS``, each with the parser of its options.
+
 - ``connectx:PATH[:SECONDS][:python=INTERPRETER]``: a Kaggle ConnectX agent file, or a
   submission archive (``submission.tar.gz``, ``main.py`` at its root) (``outside.connectx``);
   SECONDS is its ``actTimeout``; INTERPRETER the Python that runs it
-  (default: the ``python`` given to ``parse_outside_spec``, a front end's ``--python``, else
+  (default: the ``SpecDefaults`` python the parser is given, a front end's ``--python``, else
   ours), so that an agent's own packages need not be ours;
 - ``program:COMMAND[:SECONDS]``: a program speaking the line protocol (``outside.program``);
   COMMAND is split as a shell splits it (without a shell).  Quote it when it holds a ``:`` or a
   ``,`` (``program:"./engine --depth=3"``, ``program:'java -cp a:b Engine':0.5``).
 
-SECONDS (default: the front end's ``--time``, else the configured time per move) is the move's
-budget.  Every outside spec also carries how strictly its agent is confined (``sandbox``, the
-front end's ``--sandbox`` or ``[outside] sandbox``): not part of its label, but it travels with
-the spec to the worker processes that build the player.  A PATH or COMMAND may hold ``:``;
+SECONDS (default: the front end's ``--time``, else the configured time per move: the
+``SpecDefaults`` the parser is given) is the move's budget.  Every outside spec also carries how
+strictly its agent is confined (``sandbox``, the front end's ``--sandbox`` or ``[outside]
+sandbox``): not part of its label, but it travels with the spec to the worker processes that
+build the player.  A PATH or COMMAND may hold ``:``;
 only trailing parts that are options are taken as options.  The spec's label (its name in
 tables) is the spec as written, normalised.
 """
@@ -20,16 +24,16 @@ tables) is the spec as written, normalised.
 from __future__ import annotations
 
 import shlex
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from outside.sandbox import check_strictness
-from settings import UsageError
+from settings import SpecDefaults, UsageError
 from timecontrol import seconds_problem
 from vocabulary import Sandbox
 
-KINDS = ("connectx", "program")
-SPEC_HELP = "connectx:PATH[:SECONDS][:python=PATH] or program:\"COMMAND ARGS\"[:SECONDS]"
+KINDS_HELP = "connectx:PATH[:SECONDS][:python=PATH] or program:\"COMMAND ARGS\"[:SECONDS]"
 PYTHON_OPTION = "python="
 
 
@@ -85,20 +89,24 @@ def _quoted_head(rest: str, spec: str) -> tuple[str, str]:
     return rest[1:end], rest[end + 1:]
 
 
-def parse_outside_spec(spec: str, *, seconds: float | None = None,
-                       python: str | None = None,
-                       sandbox: Sandbox = Sandbox.AVAILABLE) -> OutsideSpec:
-    """Check a ``connectx:`` or ``program:`` spec (see the module's docstring); ``seconds`` and
-    ``python`` are the front end's defaults, ``sandbox`` its strictness (``strict`` on a system
-    that lacks a layer is refused here).  Raises ``UsageError`` naming the spec."""
-    text = spec.strip()
-    kind, _, rest = text.partition(":")
-    kind = kind.strip().lower()
-    if kind not in KINDS:
-        raise UsageError(f"unknown player {spec!r}: expected {SPEC_HELP}")
+def _parser(kind: str) -> Callable[[str, str, SpecDefaults], OutsideSpec]:
+    """The parser of ``kind``'s spec (see the module's docstring)."""
+
+    def parse(spec: str, rest: str, defaults: SpecDefaults) -> OutsideSpec:
+        return _parse(kind, spec, rest, defaults)
+
+    return parse
+
+
+def _parse(kind: str, spec: str, rest: str, defaults: SpecDefaults) -> OutsideSpec:
+    """Check a ``connectx:`` or ``program:`` spec whose options are ``rest``; the defaults'
+    ``seconds`` and ``python`` fill what it leaves out, its ``sandbox`` is the front end's
+    strictness (``strict`` on a system that lacks a layer is refused here).  Raises
+    ``UsageError`` naming the spec."""
+    seconds, python, sandbox = defaults.seconds, defaults.python, defaults.sandbox
     rest = rest.strip()
     if not rest:
-        raise UsageError(f"player {spec!r}: expected {SPEC_HELP}")
+        raise UsageError(f"player {spec!r}: expected {KINDS_HELP}")
     options: list[str]
     if rest[0] in "\"'":
         target, tail = _quoted_head(rest, spec)
@@ -176,25 +184,11 @@ def _check_command(command: str, spec: str) -> str:
     return command
 
 
-def split_specs(text: str) -> list[str]:
-    """A comma-separated list of specs, split at the commas outside quotes
-    (``ours:0.5,program:"./engine --a,b"`` is two specs)."""
-    specs: list[str] = []
-    current: list[str] = []
-    quote = ""
-    for char in text:
-        if quote:
-            if char == quote:
-                quote = ""
-        elif char in "\"'":
-            quote = char
-        elif char == ",":
-            specs.append("".join(current))
-            current = []
-            continue
-        current.append(char)
-    specs.append("".join(current))
-    return [spec.strip() for spec in specs if spec.strip()]
+SPEC_KINDS: dict[str, Callable[[str, str, SpecDefaults], OutsideSpec]] = {
+    "connectx": _parser("connectx"),
+    "program": _parser("program"),
+}
+"""The outside kinds, each with the parser of its options (``parse(spec, rest, defaults)``:
+``engine.players.SPEC_KINDS``'s contract)."""
 
-
-__all__ = ["KINDS", "SPEC_HELP", "OutsideSpec", "parse_outside_spec", "split_specs"]
+__all__ = ["KINDS_HELP", "SPEC_KINDS", "OutsideSpec"]

@@ -32,8 +32,9 @@ bound).  Results that leave some group of the others unbeaten by the rest are an
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import numpy as np
 from numpy.typing import NDArray
@@ -53,13 +54,33 @@ class RatingError(ValueError):
     that never lost to the rest): the message says which players and why."""
 
 
-@dataclass(frozen=True)
-class Game:
-    """One game's result: ``score`` is ``first``'s: 1 a win, 0.5 a draw, 0 a loss."""
+class Played(Protocol):
+    """A played game as the fit reads it (``engine.games.PlayedGame`` is one): the players'
+    names, and the points of side 0 (first) or 1: 1 a win, 0.5 a draw, 0 a loss, None for a
+    game without a result (stopped from outside, not over)."""
 
-    first: str
-    second: str
-    score: float
+    @property
+    def first(self) -> str: ...
+
+    @property
+    def second(self) -> str: ...
+
+    def points(self, side: int) -> float | None: ...
+
+
+Scored = tuple[str, str, float]
+"""A game with a result as the fit counts it: the first player, the second, the first's score."""
+
+
+def scored(games: Iterable[Played]) -> list[Scored]:
+    """The games with a result, each with its first player's score: the one conversion of a
+    played game into the rating's terms."""
+    found = []
+    for game in games:
+        points = game.points(0)
+        if points is not None:
+            found.append((game.first, game.second, points))
+    return found
 
 
 @dataclass(frozen=True)
@@ -129,13 +150,13 @@ class _Tallies:
     losses: Array
 
 
-def _tally(games: Sequence[Game], index: Mapping[str, int]) -> _Tallies:
+def _tally(games: Sequence[Scored], index: Mapping[str, int]) -> _Tallies:
     counts: dict[tuple[int, int], list[float]] = {}
-    for game in games:
-        row = counts.setdefault((index[game.first], index[game.second]), [0.0, 0.0, 0.0])
-        if game.score > 0.75:
+    for first, second, score in games:
+        row = counts.setdefault((index[first], index[second]), [0.0, 0.0, 0.0])
+        if score > 0.75:
             row[0] += 1
-        elif game.score >= 0.25:
+        elif score >= 0.25:
             row[1] += 1
         else:
             row[2] += 1
@@ -212,14 +233,13 @@ class _Model:
         return (h + h.T) / 2
 
 
-def _unbeaten(games: Sequence[Game]) -> dict[str, str]:
+def _unbeaten(games: Sequence[Scored]) -> dict[str, str]:
     """Players who won every game they played (``above``) or lost every one (``below``)."""
     record: dict[str, set[str]] = {}
-    for game in games:
-        first = "win" if game.score > 0.75 else "loss" if game.score < 0.25 else "draw"
-        second = {"win": "loss", "loss": "win", "draw": "draw"}[first]
-        record.setdefault(game.first, set()).add(first)
-        record.setdefault(game.second, set()).add(second)
+    for first, second, score in games:
+        kind = "win" if score > 0.75 else "loss" if score < 0.25 else "draw"
+        record.setdefault(first, set()).add(kind)
+        record.setdefault(second, set()).add({"win": "loss", "loss": "win", "draw": "draw"}[kind])
     return {name: ABOVE if kinds == {"win"} else BELOW
             for name, kinds in record.items() if kinds in ({"win"}, {"loss"})}
 
@@ -242,12 +262,12 @@ def _check_connected(names: Sequence[str], tallies: _Tallies) -> None:
                           " play games across these groups")
 
 
-def _bound(name: str, side: str, games: Sequence[Game], ratings: Mapping[str, float],
+def _bound(name: str, side: str, games: Sequence[Scored], ratings: Mapping[str, float],
            first_move: float, draw: float) -> float:
     """The rating at which ``name`` wins (``above``) or loses (``below``) all its games with
     probability 5 %: a one-sided 95 % bound."""
-    own = [(g.first == name, g.second if g.first == name else g.first) for g in games
-           if name in (g.first, g.second)]
+    own = [(first == name, second if first == name else first) for first, second, _ in games
+           if name in (first, second)]
 
     def log_all(rating: float) -> float:
         total = 0.0
@@ -271,23 +291,26 @@ def _bound(name: str, side: str, games: Sequence[Game], ratings: Mapping[str, fl
     return float(optimize.brentq(log_all, min(near, far), max(near, far)))
 
 
-def fit(games: Sequence[Game], *, anchor: str = "random", fixed: Mapping[str, float] | None = None,
-        first_move: float | None = None, draw: float | None = None) -> Fit:
-    """The maximum-likelihood ratings of the players of ``games`` (points; ``anchor`` = 0).
+def fit(played_games: Iterable[Played], *, anchor: str = "random",
+        fixed: Mapping[str, float] | None = None, first_move: float | None = None,
+        draw: float | None = None) -> Fit:
+    """The maximum-likelihood ratings of the players of ``played_games`` (points; ``anchor``
+    = 0); a game without a result is left out.
 
     ``fixed`` holds some ratings at their values (the anchor need not play then); ``first_move``
     and ``draw`` given are held too (a player rated against a ladder takes the ladder's).
     Raises ``RatingError`` when there is nothing to fit or the results cannot be fitted.
     """
     fixed = dict(fixed or {})
+    games = scored(played_games)
     if not games:
         raise RatingError("no games to fit")
-    for game in games:
-        if game.first == game.second:
-            raise RatingError(f"a game of {game.first!r} against itself")
-        if not 0.0 <= game.score <= 1.0:
-            raise RatingError(f"a score of {game.score} ({game.first} - {game.second}): 0, 0.5 or 1")
-    played = sorted({g.first for g in games} | {g.second for g in games})
+    for first, second, score in games:
+        if first == second:
+            raise RatingError(f"a game of {first!r} against itself")
+        if not 0.0 <= score <= 1.0:
+            raise RatingError(f"a score of {score} ({first} - {second}): 0, 0.5 or 1")
+    played = sorted({g[0] for g in games} | {g[1] for g in games})
     if anchor not in played and not fixed:
         raise RatingError(f"the anchor {anchor!r} played no game: nothing sets the scale's zero")
     if anchor not in fixed and anchor in played:
@@ -297,8 +320,8 @@ def fit(games: Sequence[Game], *, anchor: str = "random", fixed: Mapping[str, fl
         side = _unbeaten(games)[anchor]
         raise RatingError(f"the anchor {anchor!r} {'won' if side == ABOVE else 'lost'} every game:"
                           " the others' ratings are unbounded against it")
-    kept = [g for g in games if g.first not in bounded and g.second not in bounded]
-    names = sorted({g.first for g in kept} | {g.second for g in kept})
+    kept = [g for g in games if g[0] not in bounded and g[1] not in bounded]
+    names = sorted({g[0] for g in kept} | {g[1] for g in kept})
     if not kept and not fixed:
         raise RatingError(f"{', '.join(sorted(bounded))}: every game won or lost, nothing to fit")
     index = {name: i for i, name in enumerate(names)}
@@ -347,17 +370,17 @@ def fit(games: Sequence[Game], *, anchor: str = "random", fixed: Mapping[str, fl
             ratings[name], stderr[name] = value, 0.0
     known = {**fixed, **ratings}
     for name, side in bounded.items():
-        missing = [g for g in games if name in (g.first, g.second)
-                   and (g.second if g.first == name else g.first) not in known]
+        missing = [(first, second) for first, second, _ in games if name in (first, second)
+                   and (second if first == name else first) not in known]
         if missing:
             raise RatingError(f"{name!r} won or lost every game, against players not otherwise"
                               " rated: nothing bounds it")
         ratings[name] = _bound(name, side, games, known, fm, dr)
         stderr[name] = math.inf
     counts: dict[str, int] = {}
-    for game in games:
-        counts[game.first] = counts.get(game.first, 0) + 1
-        counts[game.second] = counts.get(game.second, 0) + 1
+    for first, second, _ in games:
+        counts[first] = counts.get(first, 0) + 1
+        counts[second] = counts.get(second, 0) + 1
     return Fit(ratings, stderr, fm, dr, anchor, fm_se, dr_se, bounded, counts)
 
 

@@ -1,6 +1,6 @@
 """The calibrated ladder: reference players with ratings on one scale (``random`` = 0), shipped as
 ``rating/data/ladder.json`` with the games behind them (``ladder-games.jsonl.gz``), made by
-``python -m arena.ladder`` (docs/rating.md).
+``python -m arena.calibration`` (docs/rating.md).
 
 For the ``rate`` command and ``serve --bot ladder``:
 
@@ -23,7 +23,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rating.fit import ABOVE, Fit, Game, fit, probabilities
+from rating.fit import ABOVE, Fit, Played, fit, probabilities, scored
 
 DATA = Path(__file__).resolve().parent / "data"
 LADDER_FILE = DATA / "ladder.json"
@@ -147,7 +147,7 @@ def load_ladder(path: Path | None = None) -> Ladder:
 CLIMB = 200.0  # points past the rungs met, for a player who won (lost) every game so far
 
 
-def player_rating(ladder: Ladder, games: Sequence[Game], player: str) -> float | None:
+def player_rating(ladder: Ladder, games: Sequence[Played], player: str) -> float | None:
     """``player``'s rating from its ``games`` against rungs (named by the rungs' names), the
     ladder's ratings, first-move and draw terms held (None without a game against a rung).
 
@@ -157,7 +157,8 @@ def player_rating(ladder: Ladder, games: Sequence[Game], player: str) -> float |
     """
     ratings = ladder.fixed()
     own = [g for g in games if player in (g.first, g.second)
-           and (g.second if g.first == player else g.first) in ratings]
+           and (g.second if g.first == player else g.first) in ratings
+           and g.points(0) is not None]
     if not own:
         return None
     result = fit(own, anchor="", fixed=ratings, first_move=ladder.first_move, draw=ladder.draw)
@@ -197,15 +198,15 @@ class PairCheck:
         return f"{self.a} scored {side} than the ratings predict against {self.b}"
 
 
-def check(result: Fit, games: Sequence[Game]) -> list[PairCheck]:
+def check(result: Fit, games: Sequence[Played]) -> list[PairCheck]:
     """Each pair of players that met: observed against predicted score, weaker-rated first."""
     pairs: dict[tuple[str, str], list[tuple[float, float, float]]] = {}
-    for game in games:
-        if game.first not in result.ratings or game.second not in result.ratings:
+    for first, second, first_score in scored(games):
+        if first not in result.ratings or second not in result.ratings:
             continue
-        a, b = sorted((game.first, game.second), key=lambda n: (result.ratings[n], n))
-        a_first = game.first == a
-        score = game.score if a_first else 1.0 - game.score
+        a, b = sorted((first, second), key=lambda n: (result.ratings[n], n))
+        a_first = first == a
+        score = first_score if a_first else 1.0 - first_score
         if a_first:
             win, draw, _ = probabilities(result.ratings[a], result.ratings[b], result.first_move,
                                          result.draw)

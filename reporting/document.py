@@ -126,7 +126,7 @@ def player_moves(measured: Measured) -> list[PlayedMove]:
 def over_budget(moves: Sequence[PlayedMove], budget: float) -> int:
     """The moves slower than ``budget`` by more than the arena's tolerance
     (``arena.results.OVERRUN_TOLERANCE``, the project's timing target)."""
-    return sum(1 for m in moves if m.seconds > budget + OVERRUN_TOLERANCE)
+    return sum(1 for m in moves if (m.seconds or 0.0) > budget + OVERRUN_TOLERANCE)
 
 
 def plot_times(moves: Sequence[PlayedMove], budget: float | None, path: Path, who: str) -> bool:
@@ -138,7 +138,7 @@ def plot_times(moves: Sequence[PlayedMove], budget: float | None, path: Path, wh
         return False
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(9, 4.6), layout="constrained")
-    seconds = [max(m.seconds, 1e-5) for m in moves]
+    seconds = [max(m.seconds or 0.0, 1e-5) for m in moves]
     ax.scatter([m.ply for m in moves], seconds, s=10, alpha=0.35, color=MEAN_DEPTH_COLOUR,
                linewidths=0, label=f"a move of {who} ({len(moves)})")
     by_ply: dict[int, list[float]] = {}
@@ -375,7 +375,7 @@ def write(measured: Measured, out: Path) -> list[Path]:
                       " move it was given (a player that takes no time ignores it).*", ""]
     elif plot_time_per_move(series, out / "time_per_move.png"):
         written.append(out / "time_per_move.png")
-        slowest = max(m.seconds for m in series[0].moves)
+        slowest = max(m.seconds or 0.0 for m in series[0].moves)
         lines += ["![time per move](time_per_move.png)", "",
                   f"*The wall-clock seconds each of our {len(series[0].moves)} moves in those"
                   " games took,"

@@ -147,7 +147,7 @@ def depth_and_speed(agent: AgentSettings, solver: SolverSettings, positions: Seq
         depths, nodes, spent = [], 0, 0.0
         for moves in positions:
             engine.new_game()
-            decision = engine.choose(Board.from_moves(moves), Limit.seconds(seconds,
+            decision = engine.decide(Board.from_moves(moves), Limit.seconds(seconds,
                                                                             clock=engine.clock))
             depths.append(decision.depth)
             nodes += decision.nodes
@@ -162,15 +162,9 @@ def our_moves(outcomes: Sequence[TournamentGame], ours: int) -> list[tuple[str, 
     """``(moves before, our column, ply)`` for every move of player ``ours`` in the games."""
     found = []
     for outcome in outcomes:
-        task = outcome.task
-        sides = (task.first, task.second)
-        if ours not in sides:
-            continue
-        played = "".join(str(c + 1) for c in task.opening)
-        for move in outcome.record.moves:
-            if sides[move.side] == ours:
-                found.append((played, move.column, move.ply))
-            played += str(move.column + 1)
+        sides = (outcome.task.first, outcome.task.second)
+        found += [(before, move.column, move.ply) for before, move in outcome.record.each_move()
+                  if sides[move.side] == ours]
     return found
 
 

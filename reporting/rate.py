@@ -52,7 +52,7 @@ CHECKS = "checks.jsonl"
 DEFAULT_GAMES = 400  # a cap: the 95 % interval is 100 points wide after about 220 games
 DEFAULT_WIDTH = 100.0  # points: a narrower 95 % interval stops the run sooner
 # Each rung's pair of games in a round opens with the same random moves, once with each
-# colour: as the ladder's own games were played (``arena.ladder``), and so that two
+# colour: as the ladder's own games were played (``arena.calibration``), and so that two
 # deterministic players do not play one game over and over.
 OPENING_PLIES = 2
 REFEREE_SECONDS = 1.0  # the referee's time to prove one position of the player's
@@ -123,15 +123,14 @@ def play_rated(key: RunKey, order: GameOrder, keep: tuple[str, ...]) -> RatedGam
     first.new_game()
     second.new_game()
     names = (key.name, order.rung) if order.player_first else (order.rung, key.name)
-    start = Board.from_moves(order.opening, one_based=False) if order.opening else None
     try:
-        record = play_game(first, second, names=names, start=start)
+        record = play_game(first, second, names=names, opening=order.opening)
     finally:  # an outside agent's process does not wait for the next game
         end_game(first)
         end_game(second)
     finished = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
     return RatedGame(order.number, order.batch, order.rung, order.player_first, record,
-                     order.seeds, order.opening, finished)
+                     order.seeds, finished)
 
 
 # --- the run's files ----------------------------------------------------------------------------
@@ -290,14 +289,8 @@ def play_rungs(key: RunKey, ladder: Ladder, played: list[RatedGame], *, games: i
 
 def player_moves(games: Sequence[RatedGame]) -> list[tuple[int, str, int, int]]:
     """``(game, moves before, column, ply)`` for every move of the rated player."""
-    found = []
-    for game in games:
-        played = "".join(str(c + 1) for c in game.opening)
-        for move in game.record.moves:
-            if move.side == game.player_side:
-                found.append((game.number, played, move.column, move.ply))
-            played += str(move.column + 1)
-    return found
+    return [(game.number, before, move.column, move.ply) for game in games
+            for before, move in game.record.each_move() if move.side == game.player_side]
 
 
 def judge_moves(games: Sequence[RatedGame], files: RunFiles | None, executor: BatchExecutor,
@@ -423,8 +416,8 @@ def rate(request: RateRequest, settings: Settings) -> int:
         workers = executor.slots
     rated = Rated.of(key.name, spec.label, played, checks, ladder, command=command,
                      budget=budget, seed=seed, workers=workers, referee_seconds=REFEREE_SECONDS,
-                     elapsed=time.monotonic() - started, review=board_review(settings),
-                     board_command=f"python agent.py board --rated {request.out}",
+                     elapsed=time.monotonic() - started, review=review_address(settings),
+                     review_command=f"python agent.py board --rated {request.out}",
                      review_source="rated", sandbox=layers)
     written = write_rated(rated, request.out)
     print_summary(rated)
@@ -432,8 +425,8 @@ def rate(request: RateRequest, settings: Settings) -> int:
     return 0
 
 
-def board_review(settings: Settings) -> str:
-    """The board's address (``[board]`` of the config), where the report's links open."""
+def review_address(settings: Settings) -> str:
+    """The analysis board's address (``[board]`` of the config), where the report's links open."""
     host = settings.board.host
     host = f"[{host}]" if ":" in host else host
     return f"http://{host}:{settings.board.port}/"

@@ -12,25 +12,24 @@ so the report has no time figure; the worst moves link into the board started wi
 
 from __future__ import annotations
 
+import dataclasses
 import shlex
 import sys
 import time
 from collections import Counter
 from pathlib import Path
 
-from arena.match import FOUR, FULL, PlayedGame
 from batch import open_executor
 from commandline import writable_folder
 from ecosystems.players import parse_spec
-from engine.games import PlayedMove
-from localserver.store import DRAWN, LOST, RUNNING, WON, GameStore, StoredGame
+from localserver.store import GameStore, StoredGame
 from rating.ladder import Ladder, Rung
 from reporting.rate import (
     REFEREE_SECONDS,
     RunFiles,
-    board_review,
     judge_moves,
     read_ladder,
+    review_address,
 )
 from reporting.rated import RatedGame
 from settings import ConfigError, Settings, UsageError, mask_secret
@@ -66,25 +65,11 @@ def is_students(game: StoredGame, student: str) -> bool:
 
 def rated_game(game: StoredGame, rung: Rung) -> RatedGame:
     """A server's game as a game of the rate report: the student is the rated player."""
-    student_first = game.first == "student"
-    student = 0 if student_first else 1
-    moves = tuple(PlayedMove(ply, int(column), 0.0)
-                  for ply, column in enumerate(game.moves, start=1))
-    if game.outcome == WON:
-        winner: int | None = student
-        reason = FOUR
-    elif game.outcome == DRAWN:
-        winner, reason = None, FULL
-    elif game.outcome == LOST:
-        winner, reason = 1 - student, FOUR
-    else:  # illegal, timeout, abandoned: the student lost off the board
-        winner, reason = 1 - student, game.outcome
-    names = ("student", rung.name) if student_first else (rung.name, "student")
+    names = ("student", rung.name) if game.student_first else (rung.name, "student")
     finished = game.finished if game.finished is not None else game.started
     stamp = time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime(finished))
-    record = PlayedGame(names[0], names[1], moves, winner, reason,
-                        game.note or "" if reason not in (FOUR, FULL) else "")
-    return RatedGame(game.id, 0, rung.name, student_first, record, finished=stamp)
+    record = dataclasses.replace(game.game, first=names[0], second=names[1])
+    return RatedGame(game.id, 0, rung.name, game.student_first, record, finished=stamp)
 
 
 def server_games(db: Path, student: str, ladder: Ladder
@@ -106,7 +91,7 @@ def server_games(db: Path, student: str, ladder: Ladder
     left: Counter[str] = Counter()
     for game in sorted(stored, key=lambda g: g.id):
         rung = rung_of(game.bot, ladder)
-        if game.outcome == RUNNING:
+        if not game.game.over:
             left["still running"] += 1
         elif rung is None:
             left["against a bot not on the ladder" if game.bot
@@ -152,8 +137,8 @@ def rate_db(db: Path, student: str, out: Path, *, ladder: Path | None, workers: 
     rated = Rated.of("student", f"student {masked}", games, checks, chosen,
                      command=command.replace(student, masked), budget=None, seed=None,
                      workers=slots, referee_seconds=REFEREE_SECONDS,
-                     elapsed=time.monotonic() - started, review=board_review(settings),
-                     board_command=f"python agent.py board --db {db}", review_source="server",
+                     elapsed=time.monotonic() - started, review=review_address(settings),
+                     review_command=f"python agent.py board --db {db}", review_source="server",
                      source_words=f"games of {masked} on the local server (`{db}`)",
                      timed=False, notes=notes)
     written = write_rated(rated, out)

@@ -91,7 +91,7 @@ class Rated:
     workers: int
     referee_seconds: float
     elapsed: float
-    board_command: str
+    review_command: str
     source_words: str = "games played by `agent.py rate`"
     timed: bool = True  # whether the games carry the time of each move
     notes: list[str] = field(default_factory=list)
@@ -101,7 +101,7 @@ class Rated:
     def of(cls, name: str, label: str, games: Sequence[RatedGame],
            checks: Mapping[tuple[int, int], Check], ladder: Ladder, *, command: str,
            budget: float | None, seed: int | None, workers: int, referee_seconds: float,
-           elapsed: float, review: str, board_command: str, review_source: str,
+           elapsed: float, review: str, review_command: str, review_source: str,
            source_words: str = "games played by `agent.py rate`", timed: bool = True,
            notes: Sequence[str] = (), sandbox: Layers | None = None) -> Rated:
         counted = [g for g in games if not g.record.stopped]  # a stopped game has no result
@@ -123,7 +123,7 @@ class Rated:
                 expected))
         return cls(name, label, list(games), checks, ladder, current, opponents,
                    worst_moves(games, checks, review, review_source), command, budget, seed,
-                   workers, referee_seconds, elapsed, board_command, source_words, timed,
+                   workers, referee_seconds, elapsed, review_command, source_words, timed,
                    list(notes), sandbox)
 
     @property
@@ -292,8 +292,8 @@ def to_json(rated: Rated) -> dict[str, Any]:
                          "link": w.link} for w in rated.worst],
         "time": None if not rated.timed or not moves else {
             "budget": rated.budget, "moves": len(moves),
-            "mean": round(sum(m.seconds for m in moves) / len(moves), 4),
-            "max": round(max(m.seconds for m in moves), 4),
+            "mean": round(sum(m.seconds or 0.0 for m in moves) / len(moves), 4),
+            "max": round(max(m.seconds or 0.0 for m in moves), 4),
             "over_budget": None if rated.budget is None else
             over_budget(moves, rated.budget)},
         "faults": [{"game": g.number, "rung": g.rung, "kind": g.fault, "detail": g.record.detail}
@@ -363,7 +363,7 @@ def write_rated(rated: Rated, out: Path) -> list[Path]:
         lines += [f"The moves that lost the outcome, the costliest first (a win thrown to a loss"
                   f" before a win to a draw); move = the disc's number, columns 1-7 as in move"
                   f" strings. Each link opens the game in the board's review at that move"
-                  f" (start the board first: `{rated.board_command}`).", "",
+                  f" (start the analysis board first: `{rated.review_command}`).", "",
                   "| game | move | against | column | best outcome | after the move | review |",
                   "|---:|---:|---|---:|---|---|---|"]
         lines += [f"| {w.game} | {w.ply} | `{w.rung}` | {column_label(w.column)} |"

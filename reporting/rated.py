@@ -21,13 +21,14 @@ The adaptive rule, in full:
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from arena.match import PlayedGame, is_forfeit
-from rating.fit import Fit, Game, fit
+from engine.games import PlayedGame
+from rating.fit import Fit, fit
 from rating.ladder import CLIMB, Ladder, Rung
 
 RUNGS_PER_BATCH = 2
@@ -44,12 +45,12 @@ NO_ANCHOR = "(the ladder's held ratings)"
 
 @dataclass(frozen=True)
 class RatedGame:
-    """One game of the rated player against a rung.
+    """One game of the rated player against a rung: where the run had it, and the game.
 
     ``number`` counts the run's games from 1 in the order they were handed out (the board opens
-    a rated game by it); ``player_first`` says whether the rated player moved first;
-    ``opening`` the 0-based columns played before the players took over; ``record`` the game
-    (``first``/``second`` named by the players' labels); ``finished`` an ISO 8601 time, UTC.
+    a rated game by it); ``player_first`` says whether the rated player moved first; ``record``
+    the game (``first``/``second`` named by the players' labels, its random opening included);
+    ``finished`` an ISO 8601 time, UTC.
     """
 
     number: int
@@ -58,7 +59,6 @@ class RatedGame:
     player_first: bool
     record: PlayedGame
     seeds: tuple[int, int] = (0, 0)
-    opening: tuple[int, ...] = ()
     finished: str = ""
 
     @property
@@ -67,39 +67,37 @@ class RatedGame:
         return 0 if self.player_first else 1
 
     @property
-    def score(self) -> float:
-        """The rated player's result: 1 a win, 0.5 a draw, 0 a loss."""
-        if self.record.winner is None:
-            return 0.5
-        return 1.0 if self.record.winner == self.player_side else 0.0
+    def score(self) -> float | None:
+        """The rated player's points: 1 a win, 0.5 a draw, 0 a loss; None for a game stopped
+        from outside (no result)."""
+        return self.record.points(self.player_side)
 
     @property
     def fault(self) -> str | None:
         """How the rated player lost its game other than on the board (an illegal move, a
-        crash, a late move...: the game's ``reason``), or None."""
-        lost = self.record.winner is not None and self.record.winner != self.player_side
-        return self.record.reason if lost and is_forfeit(self.record.reason) else None
+        crash, a late move...: the game's ending), or None."""
+        fault = self.record.forfeited_by(self.player_side)
+        return None if fault is None else fault.value
 
-    def as_fit_game(self) -> Game:
+    def as_fit_game(self) -> PlayedGame:
+        """The game as the fit sees it: the rated player is ``PLAYER``, the rung its rung."""
         first, second = (PLAYER, self.rung) if self.player_first else (self.rung, PLAYER)
-        return Game(first, second, self.score if self.player_first else 1.0 - self.score)
+        return dataclasses.replace(self.record, first=first, second=second)
 
     def to_line(self) -> dict[str, Any]:
         """The game as a line of ``games.jsonl`` (docs/rate.md has every field)."""
         return {"game": self.number, "batch": self.batch, "rung": self.rung,
                 "player_first": self.player_first, "player_side": self.player_side + 1,
-                "score": self.score, "seeds": list(self.seeds), "opening": list(self.opening),
-                "finished_at": self.finished, **self.record.to_dict()}
+                "score": self.score, "seeds": list(self.seeds), "finished_at": self.finished,
+                **self.record.to_dict()}
 
     @classmethod
     def from_line(cls, line: Mapping[str, Any]) -> RatedGame:
-        record = PlayedGame.from_dict({key: line[key] for key in
-                                       ("first", "second", "moves", "winner", "reason", "detail",
-                                        "forfeit_seconds") if key in line})
+        """A game of ``to_line``, or of the lines of earlier versions."""
         return cls(int(line["game"]), int(line["batch"]), str(line["rung"]),
-                   bool(line["player_first"]), record,
+                   bool(line["player_first"]), PlayedGame.from_dict(line),
                    (int(line["seeds"][0]), int(line["seeds"][1])),
-                   tuple(int(c) for c in line.get("opening", ())), str(line.get("finished_at", "")))
+                   str(line.get("finished_at", "")))
 
 
 @dataclass(frozen=True)
@@ -145,14 +143,15 @@ def estimate(games: Sequence[RatedGame], ladder: Ladder) -> Estimate:
     if math.isfinite(rating) and math.isfinite(low) and math.isfinite(high):
         return Estimate(rating, low, high, True, found)
     # Every game one way: past the strongest rung beaten, or below the weakest that won.
-    scores = [game.score for game in games]
-    played = [ratings[game.rung] for game in games if game.rung in ratings]
+    counted = [(game.rung, game.score) for game in games if game.score is not None]
+    scores = [score for _, score in counted]
+    played = [ratings[rung] for rung, _ in counted if rung in ratings]
     if not played:
         return Estimate(middle(ladder), -math.inf, math.inf, False, found)
     if sum(scores) >= len(scores) / 2:
-        beaten = [ratings[g.rung] for g in games if g.rung in ratings and g.score > 0.5]
+        beaten = [ratings[rung] for rung, score in counted if rung in ratings and score > 0.5]
         return Estimate(max(beaten or played) + STEP, max(beaten or played), math.inf, False, found)
-    lost_to = [ratings[g.rung] for g in games if g.rung in ratings and g.score < 0.5]
+    lost_to = [ratings[rung] for rung, score in counted if rung in ratings and score < 0.5]
     return Estimate(min(lost_to or played) - STEP, -math.inf, min(lost_to or played), False, found)
 
 

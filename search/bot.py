@@ -23,7 +23,7 @@ DEFAULT_BOT_DEPTH = 3
 _T = TypeVar("_T")
 
 
-class Chooser(Protocol):
+class TieBreaker(Protocol):
     """What picks among equally good moves: a ``random.Random``, the ``random`` module, or a
     caller's wrapper around one (the local server's, which serialises its threads' draws)."""
 
@@ -62,7 +62,7 @@ def move_values(board: Board, depth: int, heuristic: str = DEFAULT_HEURISTIC) ->
 def bot_move(
     board: Board,
     depth: int = DEFAULT_BOT_DEPTH,
-    rng: Chooser | None = None,
+    rng: TieBreaker | None = None,
     heuristic: str = DEFAULT_HEURISTIC,
 ) -> int:
     """The column the course's bot would play: one among the best at ``depth``, picked by
@@ -74,7 +74,7 @@ def bot_move(
     return (rng or random).choice(choices)
 
 
-def random_move(board: Board, rng: Chooser | None = None) -> int:
+def random_move(board: Board, rng: TieBreaker | None = None) -> int:
     """A uniformly random legal column."""
     moves = board.legal_moves()
     if not moves:
@@ -82,4 +82,4 @@ def random_move(board: Board, rng: Chooser | None = None) -> int:
     return (rng or random).choice(moves)
 
 
-__all__ = ["DEFAULT_BOT_DEPTH", "Chooser", "bot_move", "move_values", "random_move"]
+__all__ = ["DEFAULT_BOT_DEPTH", "TieBreaker", "bot_move", "move_values", "random_move"]

@@ -23,13 +23,14 @@ from settings.loading import (
 from settings.schema import (
     MODES,
     AgentSettings,
-    BoardSettings,
+    AnalysisBoardSettings,
     LocalServerSettings,
     OutsideSettings,
     RecordSettings,
     ServerSettings,
     Settings,
     SolverSettings,
+    SpecDefaults,
     check_server_url,
 )
 from settings.secrets import (
@@ -48,7 +49,7 @@ __all__ = [
     "MODES",
     "STIL_IDS_ENV",
     "AgentSettings",
-    "BoardSettings",
+    "AnalysisBoardSettings",
     "Check",
     "ConfigError",
     "LocalServerSettings",
@@ -57,6 +58,7 @@ __all__ = [
     "ServerSettings",
     "Settings",
     "SolverSettings",
+    "SpecDefaults",
     "UsageError",
     "check_server_url",
     "config_relative",

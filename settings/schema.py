@@ -12,6 +12,7 @@ their problems with the schema's.  A removed key is refused with what replaced i
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Annotated, ClassVar, Literal
 from urllib.parse import urlsplit, urlunsplit
 
@@ -166,7 +167,7 @@ class SolverSettings(Section):
     share: Annotated[float, Field(gt=0, le=1)] = 0.9
 
 
-class BoardSettings(Section):
+class AnalysisBoardSettings(Section):
     """The analysis board in the browser (``[board]``, ``agent.py board``).
 
     ``db`` is a local server's database whose games the review lists beside the record's
@@ -187,6 +188,18 @@ class OutsideSettings(Section):
     sandbox: Annotated[vocabulary.Sandbox, Field(strict=False)] = vocabulary.Sandbox.AVAILABLE
 
 
+@dataclass(frozen=True)
+class SpecDefaults:
+    """What a front end gives a player spec that leaves it out (``ecosystems.players``): the
+    time per move (its ``--time``, else ``agent.seconds_per_move``; None: none given), the
+    Python that runs a ``connectx:`` file (``--python``; None: ours) and how strictly an outside
+    agent is confined (``--sandbox``, else ``[outside] sandbox``)."""
+
+    seconds: float | None = None
+    python: str | None = None
+    sandbox: vocabulary.Sandbox = vocabulary.Sandbox.AVAILABLE
+
+
 class Settings(Section):
     """The whole of ``config.toml``."""
 
@@ -195,5 +208,5 @@ class Settings(Section):
     record: RecordSettings = RecordSettings()
     local_server: LocalServerSettings = LocalServerSettings()
     solver: SolverSettings = SolverSettings()
-    board: BoardSettings = BoardSettings()
+    board: AnalysisBoardSettings = AnalysisBoardSettings()
     outside: OutsideSettings = OutsideSettings()

@@ -14,7 +14,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from board import Board
+from ecosystems.players import parse_spec
+from engine.games import PlayedGame
+from engine.players import PlayerSpec
 from tests import reference
+from vocabulary import Ending
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -34,6 +38,20 @@ def random_position(rng: random.Random, min_plies: int, max_plies: int) -> tuple
             played.append(col)
         if not board.is_over():
             return board, played
+
+
+def engine_spec(text: str, seconds: float | None = None) -> PlayerSpec:
+    """A spec of our engine's kinds (``ours``, ``bot``...), parsed by the one parser."""
+    spec = parse_spec(text, seconds=seconds)
+    assert isinstance(spec, PlayerSpec), spec
+    return spec
+
+
+def scored_game(first: str, second: str, score: float) -> PlayedGame:
+    """A game without moves whose first player scored ``score`` (1, 0.5 or 0): a result for
+    the rating's fit."""
+    winner = None if score == 0.5 else 0 if score == 1.0 else 1
+    return PlayedGame(first, second, (), winner, Ending.FULL if winner is None else Ending.FOUR)
 
 
 def grid_of(played: list[int]) -> tuple[reference.Grid, int]:

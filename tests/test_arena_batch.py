@@ -18,7 +18,7 @@ from arena.results import summarize
 from arena.tournament import TournamentGame, TournamentPlan, make_plan, run_tournament
 from arena.work import GAMES_WORK, TournamentWork
 from batch import open_executor
-from engine.players import parse_spec
+from ecosystems.players import parse_spec
 from settings import AgentSettings, load_settings
 from tests.helpers import cluster_workers, ctrl_c_once_written, spawned_workers
 
@@ -33,7 +33,7 @@ def fixed_depth_plan() -> TournamentPlan:
 
 
 def played(games: list[TournamentGame]) -> list[tuple[Any, ...]]:
-    return [(game.task, game.record.columns, game.record.winner, game.record.reason)
+    return [(game.task, game.record.columns, game.record.winner, game.record.ending)
             for game in games]
 
 

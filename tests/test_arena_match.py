@@ -7,9 +7,12 @@ import random
 import numpy as np
 import pytest
 
-from arena.match import ERROR, FOUR, FULL, ILLEGAL, GameAbandoned, PlayedGame, play_game
+from arena.match import GameAbandoned, play_game
 from board import Board
-from engine.players import RandomPlayer, parse_player
+from ecosystems.players import parse_player
+from engine.games import PlayedGame
+from engine.players import RandomPlayer
+from vocabulary import Ending
 
 
 class Fixed:
@@ -54,23 +57,23 @@ def test_random_games_replay_to_the_recorded_end() -> None:
         assert [m.side for m in record.moves] == [i % 2 for i in range(len(record.moves))]
         board = Board.from_moves(record.columns, one_based=False)  # raises on an impossible move
         assert board.is_over()
-        if record.reason == FOUR:
+        if record.ending is Ending.FOUR:
             assert board.last_mover_won()
             assert record.winner == record.moves[-1].side
         else:
-            assert record.reason == FULL
+            assert record.ending is Ending.FULL
             assert record.winner is None and board.is_full() and not board.last_mover_won()
-        ends.add(record.reason)
+        ends.add(record.ending)
         assert all(m.depth is None and m.source is None for m in record.moves)
-        assert all(m.seconds >= 0 and m.cpu_seconds is not None and m.cpu_seconds >= 0
-                   for m in record.moves)
-    assert FOUR in ends
+        assert all(m.seconds is not None and m.seconds >= 0 and m.cpu_seconds is not None
+                   and m.cpu_seconds >= 0 for m in record.moves)
+    assert Ending.FOUR in ends
 
 
 def test_a_full_column_forfeits_the_game() -> None:
     # Both play column 0: six discs fill it without four in a row, the seventh is impossible.
     record = play_game(Fixed(0, "a"), Fixed(0, "b"))
-    assert record.reason == ILLEGAL
+    assert record.ending is Ending.ILLEGAL
     assert record.winner == 1
     assert len(record.moves) == 6
     assert "column 0 is full" in record.detail
@@ -80,7 +83,7 @@ def test_a_full_column_forfeits_the_game() -> None:
 @pytest.mark.parametrize("answer", [7, -1, None, "3", 2.0, True])
 def test_answers_that_are_not_columns_forfeit(answer: object) -> None:
     record = play_game(RandomPlayer(random.Random(1)), Fixed(answer))
-    assert record.reason == ILLEGAL
+    assert record.ending is Ending.ILLEGAL
     assert record.winner == 0
     assert len(record.moves) == 1
 
@@ -93,7 +96,7 @@ def test_numpy_integers_are_columns() -> None:
 
 def test_a_crashing_player_loses_instead_of_stopping_the_arena() -> None:
     record = play_game(RandomPlayer(random.Random(3)), Broken())
-    assert record.reason == ERROR
+    assert record.ending is Ending.ERROR
     assert record.winner == 0
     assert "RuntimeError: lost its marbles" in record.detail
 
@@ -112,12 +115,16 @@ def test_observer_sees_every_move_and_names_are_kept() -> None:
     assert (record.first, record.second) == ("x", "y")
 
 
-def test_a_game_can_start_from_a_position() -> None:
+def test_a_game_can_start_after_an_opening() -> None:
     # After "4455" the side to move plays column 2 (0-based) four times: four in a column.
-    record = play_game(Fixed(2), Fixed(6), start=Board.from_moves("4455"))
+    record = play_game(Fixed(2), Fixed(6), opening=(3, 3, 4, 4))
     assert record.moves[0].ply == 5
-    assert record.columns == [2, 6, 2, 6, 2, 6, 2]
-    assert (record.winner, record.reason) == (0, FOUR)
+    assert record.opening == (3, 3, 4, 4)
+    assert record.columns == (3, 3, 4, 4, 2, 6, 2, 6, 2, 6, 2)
+    assert record.move_string == "44553737373"
+    assert (record.winner, record.ending) == (0, Ending.FOUR)
+    with pytest.raises(ValueError, match="even number"):
+        play_game(Fixed(2), Fixed(6), opening=(3,))
 
 
 def test_record_round_trips_through_a_dict() -> None:

@@ -9,14 +9,14 @@ from typing import Any
 import pytest
 
 from arena.figures import search_depth_by_ply
-from arena.match import FOUR, PlayedGame
 from arena.report import game_lengths, print_report, text_report
 from arena.results import OVERRUN_TOLERANCE, Summary, summarize
 from arena.tournament import TournamentGame, make_plan, plan_tasks
+from ecosystems.players import parse_spec
 from engine import ProvenScore, SearchScore
-from engine.games import PlayedMove
-from engine.players import parse_spec
+from engine.games import PlayedGame, PlayedMove
 from terminal import progress
+from vocabulary import Ending
 
 
 def _ours_game(first: str, second: str, ours_first: bool = True) -> PlayedGame:
@@ -34,7 +34,7 @@ def _ours_game(first: str, second: str, ours_first: bool = True) -> PlayedGame:
              for ply, source, depth, seconds, cpu in ours]
     moves += [PlayedMove(ply, 1, 0.01, 0.01) for ply in ((2, 4, 6) if ours_first else (1, 3, 5, 7))]
     moves.sort(key=lambda m: m.ply)
-    return PlayedGame(first, second, tuple(moves), 0 if ours_first else 1, FOUR)
+    return PlayedGame(first, second, tuple(moves), 0 if ours_first else 1, Ending.FOUR)
 
 
 def _summary() -> tuple[Summary, list[TournamentGame]]:

@@ -204,8 +204,10 @@ def test_whole_games_with_either_starter(scripted, engine, tmp_path, first):
     # Each recorded game replays to its last board, with the server's result.
     for game, outcome in zip(reversed(games), result.outcomes, strict=True):
         assert game.status == "finished" and game.result == outcome.result
-        assert game.last_state == as_grid(replayed_grid(game.columns, bool(game.we_started)))
-        assert all(m.seconds is not None and m.depth for m in game.moves if m.side == "us")
+        assert game.last_state == as_grid(replayed_grid(list(game.game.columns),
+                                                        bool(game.we_started)))
+        assert all(m.seconds is not None and m.depth for m in game.game.moves
+                   if m.side == game.our_side)
     sent = course.moves_sent()
     assert sent.count(-1) == len(result.outcomes)
     assert any(line.startswith("summary:") for line in lines)
@@ -253,7 +255,7 @@ def test_a_move_in_doubt_is_not_resent_and_blocks_the_next_run(scripted, engine,
         assert info.value.in_doubt
         assert len(course.requests) == 3  # the move was sent once, never again
         record = records.unfinished(ONLINE, client_for(url).name, IDS)
-        assert record is not None and "in doubt" in (record.note or "")
+        assert record is not None and "in doubt" in record.game.detail
         with pytest.raises(ResumeUnsafe, match="--new-game"):
             run(url, engine, records, lines)
         assert len(course.requests) == 3  # nothing was sent: no -1 while a game may be running
@@ -271,7 +273,7 @@ def test_a_desync_stops_the_game_and_shows_the_servers_board(scripted, engine, t
         with pytest.raises(Desync, match="row 0 column 0 is the bot's on the server"):
             run(url, engine, records, lines)
         record = records.games(ONLINE)[0]
-    assert record.status == "stopped" and (record.note or "").startswith("desync")
+    assert record.status == "stopped" and record.game.detail.startswith("desync")
     assert any(line.startswith("the server's board:") for line in lines)
     assert len(course.requests) == 3
 
@@ -364,9 +366,9 @@ def test_secrets_a_server_quotes_are_masked_in_errors_output_and_record(scripted
     with Records(tmp_path / "games.sqlite3") as records:
         with pytest.raises(ServerRefused) as refused:
             run(url, engine, records, lines, server=client)
-        note = records.games(ONLINE)[0].note
+        note = records.games(ONLINE)[0].game.detail
     assert_no_secret(str(refused.value), refused.value.msg, note, *lines)
-    assert "co********" in str(refused.value) and "co********" in (note or "")
+    assert "co********" in str(refused.value) and "co********" in note
     assert any("Refused for ab*****+cd*****" in line for line in lines)
 
 
@@ -440,7 +442,7 @@ class FullColumnEngine:
     def new_game(self) -> None:
         pass
 
-    def choose(self, board: Board, limit: Limit) -> Decision:
+    def decide(self, board: Board, limit: Limit) -> Decision:
         return Decision(column=3, score=SearchScore(0), depth=1, nodes=1, seconds=0.0, pv=(3,),
                         source=Source.SEARCH)
 

@@ -28,14 +28,15 @@ from client.interrupt import FIRST_CTRL_C, SECOND_CTRL_C, GameInterrupts
 from client.localgame import LOCAL_CTRL_C, play_local_game
 from client.online import exit_code, run_online
 from client.records import ONLINE, Records
+from course.ids import player_key
 from course.protocol import WIN
 from gym_connect_four import ConnectFourEnv
 from localserver.background import LocalCourseServer
 from localserver.inprocess import InProcessCourseServer
-from localserver.service import CourseService, player_key
+from localserver.service import CourseService
 from tests.batch_tasks import ctrl_c_lost_in_a_finalizer
 from tests.helpers import default_ctrl_c
-from vocabulary import ExitStatus
+from vocabulary import Ending, ExitStatus
 
 IDS = ("te-1234", "st-5678")
 KEY = "nyckel"
@@ -135,8 +136,8 @@ def test_a_first_ctrl_c_finishes_the_game_and_starts_no_other(engine, tmp_path):
     # Played to its end, as the server counts it, and recorded so.
     assert game.status == "finished" and game.result == run.outcomes[0].result
     (played,) = server.service.store.recent(player_key(IDS), 10)
-    assert played.outcome not in ("running", "abandoned", "timeout")
-    assert [int(c) for c in played.moves] == game.columns
+    assert played.game.ending in (Ending.FOUR, Ending.FULL)
+    assert played.game.columns == game.game.columns
     assert any(line.startswith("stopping after game 1 of 3 as asked (Ctrl-C)") for line in lines)
     assert "summary: 1 game: " in "\n".join(lines)
 
@@ -153,7 +154,7 @@ def test_a_second_ctrl_c_stops_in_the_game(engine, tmp_path):
     assert said == [FIRST_CTRL_C, SECOND_CTRL_C]
     # Stopped at once, while our third move was on its way: the record keeps what was played,
     # and that move as sent with no reply (in doubt: the next run will not guess).
-    assert running is not None and len(running.columns) == 4
+    assert running is not None and len(running.game.columns) == 4
     assert running.pending is not None and running.pending.ply == 5
     assert any(line.startswith("interrupted during a game: the game so far is in the record")
                for line in lines)
@@ -303,16 +304,16 @@ def test_one_ctrl_c_in_a_real_run_finishes_the_game_then_exits_130(course_server
                           " was played to its end first; no new game was started"], stderr
         # The game was played out: one game on the server, finished as played, no forfeit.
         (played,) = server.service.store.recent(player_key(IDS), 10)
-        assert played.outcome not in ("running", "abandoned", "timeout"), played
+        assert played.game.ending in (Ending.FOUR, Ending.FULL), played
         with Records(tmp_path / "rec" / "games.sqlite3") as records:
             (game,) = records.games(ONLINE)
-        assert game.status == "finished" and game.columns == [int(c) for c in played.moves]
+        assert game.status == "finished" and game.game.columns == played.game.columns
         assert code == (ExitStatus.INTERRUPTED if game.result == WIN or game.result == 0.5
                         else ExitStatus.FAILURE), stdout
         assert "stopping after game 1 of 3 as asked (Ctrl-C): no new game started" in stdout
         assert any(line.startswith("summary: 1 game: ") for line in stdout)
-        moves = "".join(str(c + 1) for c in game.columns)
-        assert f"move string for `agent.py analyze` (Pons' notation, 1-based): {moves}" in stdout
+        assert (f"move string for `agent.py analyze` (Pons' notation, 1-based):"
+                f" {game.game.move_string}") in stdout
 
 
 @pytest.mark.slow

@@ -20,13 +20,15 @@ from client.localgame import LocalGameError, play_local_game
 from client.online import run_online
 from client.records import ONLINE, RecordBusy, Records
 from course.errors import ClientError
+from course.ids import player_key
 from engine import Decision, Engine
 from gym_connect_four import ConnectFourEnv
 from localserver.inprocess import InProcessCourseServer
-from localserver.service import CourseService, player_key
+from localserver.service import CourseService
 from settings import UsageError
 from tests.helpers import assert_option_refused, course_client
 from timecontrol import Limit
+from vocabulary import Ending
 
 IDS = ("te-1234", "st-5678")
 KEY = "nyckel"
@@ -36,8 +38,9 @@ ENGINE_SETTINGS = {"seconds_per_move": BUDGET, "table_bits": 16, "min_depth": 3}
 
 def assert_record_matches_server(records: Records, service: CourseService) -> None:
     """Every recorded game has the server's moves and result."""
-    ours = {tuple(g.columns): g.result for g in records.games(ONLINE)}
-    theirs = {tuple(int(c) for c in g.moves): g.result for g in service.store.recent(player_key(IDS), 50)}
+    ours = {g.game.columns: (g.result, g.game.ending) for g in records.games(ONLINE)}
+    theirs = {g.game.columns: (g.result, g.game.ending)
+              for g in service.store.recent(player_key(IDS), 50)}
     assert ours == theirs
 
 
@@ -55,7 +58,7 @@ def test_whole_games_against_the_local_server(course_server, engine, tmp_path, f
         # What the server said of each game's end is kept with it.
         for outcome in result.outcomes:
             assert outcome.game_id is not None
-            note = records.game(outcome.game_id).note or ""
+            note = records.game(outcome.game_id).game.detail
             assert note.startswith("server: ") and ("won" in note or "Draw" in note), note
 
 
@@ -80,11 +83,11 @@ class InterruptedEngine:
     def new_game(self) -> None:
         self.engine.new_game()
 
-    def choose(self, board: Board, limit: Limit) -> Decision:
+    def decide(self, board: Board, limit: Limit) -> Decision:
         self.calls += 1
         if self.calls == self.stop_at:
             raise KeyboardInterrupt
-        return self.engine.choose(board, limit)
+        return self.engine.decide(board, limit)
 
 
 def test_an_interrupted_run_is_resumed_by_the_next_one(course_server, engine, tmp_path):
@@ -96,14 +99,14 @@ def test_an_interrupted_run_is_resumed_by_the_next_one(course_server, engine, tm
                        out=lines.append)
         assert any("the next `online` run resumes it" in line for line in lines)
         running = records.unfinished(ONLINE, client.name, IDS)
-        assert running is not None and len(running.columns) == 5  # bot, us, bot, us, bot
+        assert running is not None and len(running.game.columns) == 5  # bot, us, bot, us, bot
         result = run_online(client, engine, records, IDS, budget=BUDGET, out=lines.append)
         assert result.outcomes[0].resumed and result.outcomes[0].game_id == running.id
         assert any(line.startswith(f"resuming game #{running.id}") for line in lines)
         assert not any(line.startswith("warning:") for line in lines)  # resumed at once
         # One game on the server, finished normally: nothing was forfeited with -1.
         games = server.service.store.recent(player_key(IDS), 10)
-        assert len(games) == 1 and games[0].outcome != "abandoned"
+        assert len(games) == 1 and games[0].game.ending in (Ending.FOUR, Ending.FULL)
         assert_record_matches_server(records, server.service)
 
 
@@ -168,7 +171,7 @@ def test_a_closed_stdout_finishes_the_running_game_and_exits_1(course_server, tm
         assert err.startswith("output went away") and err.count("\n") == 1
         # One game, finished on the server (not abandoned, not left to run out of time).
         games = server.service.store.recent(player_key(IDS), 10)
-        assert len(games) == 1 and games[0].outcome not in ("running", "abandoned", "timeout")
+        assert len(games) == 1 and games[0].game.ending in (Ending.FOUR, Ending.FULL)
         with Records(tmp_path / "rec" / "games.sqlite3") as records:
             (game,) = records.games(ONLINE)
             assert game.status == "finished" and f"game #{game.id} was played to its end" in err
@@ -185,7 +188,7 @@ def test_online_time_sets_the_budget_for_the_run(course_server, tmp_path, capsys
     assert "course mode, 0.3 s per move" in out.splitlines()[0]
     with Records(tmp_path / "rec" / "games.sqlite3") as records:
         (game,) = records.games(ONLINE)
-    thought = [m.seconds for m in game.moves if m.side == "us" and m.seconds is not None]
+    thought = [m.seconds for m in game.game.moves if m.side == game.our_side and m.seconds is not None]
     assert thought and max(thought) <= 0.3 + 0.15 and max(thought) > 0.1
 
 
@@ -262,8 +265,8 @@ def test_local_command_with_the_configured_engine(tmp_path, capsys):
     assert first_move.endswith("(search, course mode)")
     with Records(tmp_path / "games.sqlite3") as records:
         newest, older = records.games("local")[:2]
-    assert {m.mode for m in newest.moves if m.side == "us"} == {"course"}
-    assert {m.mode for m in older.moves if m.side == "us"} == {"strongest"}
+    assert {m.mode for m in newest.game.moves if m.side == newest.our_side} == {"course"}
+    assert {m.mode for m in older.game.moves if m.side == older.our_side} == {"strongest"}
 
 
 def test_local_command_plays_in_the_course_environment(tmp_path, capsys):
@@ -275,7 +278,8 @@ def test_local_command_plays_in_the_course_environment(tmp_path, capsys):
     assert "summary: 2 games against bot:1" in out
     with Records(tmp_path / "rec" / "games.sqlite3") as records:
         games = records.games("local")
-    assert len(games) == 2 and all(g.opponent == "bot:1" and g.result is not None for g in games)
+    assert len(games) == 2 and all(g.our_side == 1 and g.game.first == "bot:1"
+                                   and g.result is not None for g in games)
     code, _, err = run_agent(capsys, "local", "--config", config, "--opponent", "alphago")
     assert code == 2 and "error: unknown player 'alphago'" in err
 
@@ -329,5 +333,6 @@ def test_an_interrupted_local_game_is_recorded_as_abandoned(engine, tmp_path):
             play_local_game(ConnectFourEnv(), engine, InterruptingOpponent(2), we_start=False,
                             seconds=BUDGET, records=records, out=lambda line: None)
         game = records.games("local")[0]
-    assert game.status == "abandoned" and game.note == "interrupted"
-    assert game.we_started is False and len(game.columns) == 2  # theirs, ours
+    assert game.status == "abandoned" and game.game.detail == "interrupted"
+    assert game.game.ending is Ending.ABANDONED and game.game.winner == 0  # the opponent's
+    assert game.we_started is False and len(game.game.columns) == 2  # theirs, ours

@@ -16,9 +16,9 @@ from course.protocol import (
     RESULT_RUNNING,
     WIN,
     MoveReply,
+    Refusal,
+    Stats,
     last_move_result,
-    parse_move_reply,
-    parse_stats,
 )
 from settings import AgentSettings
 
@@ -38,11 +38,11 @@ def reply(result=0, botmove=-1, state="empty", status=True, msg="ok") -> dict:
 
 
 def test_a_good_reply_becomes_a_move_reply():
-    parsed = parse_move_reply(reply(botmove=3, state=grid("...O...")))
+    parsed = MoveReply.from_json(reply(botmove=3, state=grid("...O...")))
     assert parsed == MoveReply("ok", 0.0, 3, tuple(tuple(r) for r in grid("...O...")))
     assert not parsed.finished
-    assert parse_move_reply(reply(result=0.5)).finished
-    assert parse_move_reply({**reply(), "state": None}).state is None
+    assert MoveReply.from_json(reply(result=0.5)).finished
+    assert MoveReply.from_json({**reply(), "state": None}).state is None
 
 
 @pytest.mark.parametrize(
@@ -65,7 +65,7 @@ def test_a_good_reply_becomes_a_move_reply():
 )
 def test_a_malformed_reply_is_a_typed_error(body, message):
     with pytest.raises(MalformedReply, match=message):
-        parse_move_reply(body)
+        MoveReply.from_json(body)
 
 
 def cells(board: list[list[int]]) -> tuple[tuple[int, ...], ...]:
@@ -121,54 +121,70 @@ ACCEPTED = [
 
 @pytest.mark.parametrize(("body", "parsed"), ACCEPTED)
 def test_every_accepted_reply_shape_parses(body, parsed):
-    assert parse_move_reply(body) == parsed
+    assert MoveReply.from_json(body) == parsed
+    # and what a reply writes reads back as itself, in either server's numbers
+    for floats in (False, True):
+        assert MoveReply.from_json(parsed.to_json(float_results=floats)) == parsed
+
+
+def test_a_refusal_and_stats_write_what_they_read():
+    refusal = Refusal("Impossible move.", -10.0, cells(grid("...X...")))
+    with pytest.raises(ImpossibleMove) as raised:
+        MoveReply.from_json(refusal.to_json())
+    assert (raised.value.msg, raised.value.result, raised.value.state) == (
+        refusal.msg, refusal.result, refusal.state)
+    assert Refusal.from_json(refusal.to_json(float_results=True)) == refusal
+    stats = Stats("ab1234cd-s", 5, 3, 1, 2, 4, 1.5)
+    assert Stats.from_json(stats.to_json()) == stats
+    with pytest.raises(WrongApiKey):
+        Stats.from_json(Refusal("Incorrect API key.").stats_json("ab1234cd-s"))
 
 
 def test_a_false_status_becomes_the_matching_refusal():
     with pytest.raises(WrongApiKey, match="wrong API key") as info:
-        parse_move_reply(reply(status=False, msg="Incorrect API key.", state=None))
+        MoveReply.from_json(reply(status=False, msg="Incorrect API key.", state=None))
     assert not info.value.in_doubt
     with pytest.raises(ImpossibleMove, match="lost with -10") as impossible:
-        parse_move_reply(reply(status=False, msg="Impossible move.", result=-10))
+        MoveReply.from_json(reply(status=False, msg="Impossible move.", result=-10))
     assert impossible.value.result == -10.0
     with pytest.raises(LostOnServer, match="Time limit") as late:
-        parse_move_reply(reply(status=False, msg="Time limit exceeded.", result=-1))
+        MoveReply.from_json(reply(status=False, msg="Time limit exceeded.", result=-1))
     assert late.value.state is not None
     with pytest.raises(ServerRefused, match="No game is running") as other:
-        parse_move_reply(reply(status=False, msg="No game is running.", state=None))
+        MoveReply.from_json(reply(status=False, msg="No game is running.", state=None))
     assert type(other.value) is ServerRefused
 
 
 def test_a_status_of_0_is_a_refusal_like_false():
     with pytest.raises(WrongApiKey):
-        parse_move_reply(reply(status=0, msg="Incorrect API key.", state=None))
+        MoveReply.from_json(reply(status=0, msg="Incorrect API key.", state=None))
     with pytest.raises(ImpossibleMove):
-        parse_move_reply(reply(status=0.0, msg="Impossible move.", result=-10))
+        MoveReply.from_json(reply(status=0.0, msg="Impossible move.", result=-10))
     with pytest.raises(WrongApiKey):
-        parse_stats({"msg": "Incorrect API key.", "status": 0, "stil_id": "ab"})
+        Stats.from_json({"msg": "Incorrect API key.", "status": 0, "stil_id": "ab"})
     with pytest.raises(MalformedReply, match="status is 2"):
-        parse_move_reply(reply(status=2))
+        MoveReply.from_json(reply(status=2))
 
 
 def test_stats_are_parsed_with_a_null_status():
     body = {"msg": None, "status": None, "stil_id": "ab+cd", "played": 96, "won": 81, "lost": 15,
             "streak": 40, "streak_max": 40, "total_reward": 12.0}
-    stats = parse_stats(body)
+    stats = Stats.from_json(body)
     assert (stats.played, stats.won, stats.lost, stats.drawn) == (96, 81, 15, 0)
     assert stats.streak == 40 and stats.total_reward == 12.0
     with pytest.raises(MalformedReply, match="played"):
-        parse_stats({**body, "played": -1})
+        Stats.from_json({**body, "played": -1})
     with pytest.raises(MalformedReply, match="81 won and 15 lost of 50"):
-        parse_stats({**body, "played": 50})
+        Stats.from_json({**body, "played": 50})
     with pytest.raises(WrongApiKey):
-        parse_stats({"msg": "Incorrect API key.", "status": False, "stil_id": "ab"})
+        Stats.from_json({"msg": "Incorrect API key.", "status": False, "stil_id": "ab"})
 
 
 # --- the mirror ------------------------------------------------------------------------------
 
 
 def test_a_new_game_with_either_starter_or_a_null_state():
-    ours = Mirror.start(parse_move_reply(reply()))
+    ours = Mirror.start(MoveReply.from_json(reply()))
     nulls = Mirror.start(MoveReply("New game initiated, you start.", None, None, None))
     assert nulls.we_started and nulls.board == Board()
     # A null botmove with a board: the board says who started.
@@ -177,28 +193,28 @@ def test_a_new_game_with_either_starter_or_a_null_state():
     with pytest.raises(Desync, match="more than one bot disc"):
         Mirror.start(MoveReply("", None, None, tuple(tuple(r) for r in grid("...XO.."))))
     assert ours.we_started and ours.our_turn and ours.board.moves == 0
-    theirs = Mirror.start(parse_move_reply(reply(botmove=2, state=grid("..O...."))))
+    theirs = Mirror.start(MoveReply.from_json(reply(botmove=2, state=grid("..O...."))))
     assert not theirs.we_started and theirs.our_turn
     assert theirs.grid() == tuple(tuple(r) for r in grid("..O...."))
-    blind = Mirror.start(parse_move_reply(reply(botmove=2, state=None)))
+    blind = Mirror.start(MoveReply.from_json(reply(botmove=2, state=None)))
     assert blind.board == Board.from_moves([2], one_based=False)
     with pytest.raises(Desync, match="row 5 column 2 is empty on the server but the bot's"):
-        Mirror.start(parse_move_reply(reply(botmove=2, state=grid("...O..."))))
+        Mirror.start(MoveReply.from_json(reply(botmove=2, state=grid("...O..."))))
 
 
 def test_each_reply_is_checked_against_the_mirror():
-    mirror = Mirror.start(parse_move_reply(reply()))
-    applied = mirror.apply(3, parse_move_reply(reply(botmove=3, state=grid("...O...", "...X..."))))
+    mirror = Mirror.start(MoveReply.from_json(reply()))
+    applied = mirror.apply(3, MoveReply.from_json(reply(botmove=3, state=grid("...O...", "...X..."))))
     assert applied == Applied(RESULT_RUNNING, 3, None)
     assert mirror.board.moves == 2 and mirror.our_turn
     # The server's board shows the bot's disc somewhere other than where it says it played.
     wrong = copy.deepcopy(mirror)
     with pytest.raises(Desync, match="row 4 column 2 is empty on the server but the bot's"):
-        wrong.apply(2, parse_move_reply(reply(botmove=2, state=grid("...O...", "..XXO.."))))
+        wrong.apply(2, MoveReply.from_json(reply(botmove=2, state=grid("...O...", "..XXO.."))))
     with pytest.raises(Desync, match="did not answer"):
-        copy.deepcopy(mirror).apply(2, parse_move_reply(reply(botmove=-1, state=None)))
+        copy.deepcopy(mirror).apply(2, MoveReply.from_json(reply(botmove=-1, state=None)))
     # A null state: nothing to compare, the mirror goes on from the bot's reported move.
-    mirror.apply(2, parse_move_reply(reply(botmove=4, state=None)))
+    mirror.apply(2, MoveReply.from_json(reply(botmove=4, state=None)))
     assert mirror.grid() == tuple(tuple(r) for r in grid("...O...", "..XXO.."))
 
 
@@ -230,16 +246,16 @@ def test_the_end_of_a_game_is_taken_from_the_result():
     # We have three in the bottom row; our fourth wins and the bot does not move.
     mirror = Mirror(Board.from_moves([0, 0, 1, 1, 2, 2], one_based=False), we_started=True)
     final = grid("OOO....", "XXXX...")
-    assert mirror.apply(3, parse_move_reply(reply(result=1, state=final))) == Applied(WIN, None, None)
+    assert mirror.apply(3, MoveReply.from_json(reply(result=1, state=final))) == Applied(WIN, None, None)
     assert mirror.expected_result() == 1.0
     # If the server scores it otherwise, its result counts and we say so.
     mirror = Mirror(Board.from_moves([0, 0, 1, 1, 2, 2], one_based=False), we_started=True)
-    note = mirror.apply(3, parse_move_reply(reply(result=0.5, state=final))).note
+    note = mirror.apply(3, MoveReply.from_json(reply(result=0.5, state=final))).note
     assert note is not None and "server's result counts" in note
     # A game our rules call over cannot go on.
     mirror = Mirror(Board.from_moves([0, 0, 1, 1, 2, 2], one_based=False), we_started=True)
     with pytest.raises(Desync, match="bot played 5 although our move 3 ended"):
-        mirror.apply(3, parse_move_reply(reply(result=0, botmove=5, state=None)))
+        mirror.apply(3, MoveReply.from_json(reply(result=0, botmove=5, state=None)))
 
 
 def test_the_budget_stays_under_the_servers_limit():
@@ -259,12 +275,12 @@ def test_quoted_text_from_a_reply_has_our_secrets_masked():
     secrets = ("course-key", "ab-1111", "cd-2222")
     said = "you are ab-1111+cd-2222 and sent course-key"
     with pytest.raises(ServerRefused) as refused:
-        parse_move_reply(reply(status=False, msg=said), secrets)
+        MoveReply.from_json(reply(status=False, msg=said), secrets)
     for text in (str(refused.value), refused.value.msg):
         assert "course-key" not in text and "ab-1111" not in text and "ab*****+cd*****" in text
-    assert parse_move_reply(reply(msg=said), secrets).msg == "you are ab*****+cd***** and sent co********"
+    assert MoveReply.from_json(reply(msg=said), secrets).msg == "you are ab*****+cd***** and sent co********"
     with pytest.raises(MalformedReply) as bad:
-        parse_move_reply({**reply(), "state": ["ab-1111"] * 6}, secrets)
+        MoveReply.from_json({**reply(), "state": ["ab-1111"] * 6}, secrets)
     assert "ab-1111" not in str(bad.value)
 
 

@@ -13,7 +13,7 @@ from board import Board
 from client.mirror import Mirror, resume_problem
 from client.records import ONLINE, RecordError, Records, player_hash
 from engine import Decision, SearchScore
-from vocabulary import Source
+from vocabulary import Ending, Source
 
 IDS = ("ab-secret-1", "cd-secret-2")
 SERVER = "http://127.0.0.1:1/"
@@ -38,27 +38,31 @@ def test_a_game_is_readable_from_another_connection_after_every_step(tmp_path):
     writer.sent(game_id, 2, 4, decision(4), 0.25)
     seen = Records(path).game(game_id)
     assert seen.status == "running" and seen.we_started is False
-    assert seen.columns == [3]
+    assert seen.game.columns == (3,) and seen.game.ending is None
     assert seen.pending is not None and seen.pending.column == 4 and seen.pending.depth == 9
     writer.replied(game_id, 2, 0.3, 2, grid_after([3, 4, 2], False), 0.0)
     seen = Records(path).game(game_id)
-    assert seen.pending is None and seen.columns == [3, 4, 2]
+    assert seen.pending is None and seen.game.columns == (3, 4, 2)
     assert seen.last_state == grid_after([3, 4, 2], False)
-    ours = [m for m in seen.moves if m.side == "us"]
-    assert [(m.column, m.seconds, m.nodes, m.score, m.source) for m in ours] == [
-        (4, 0.3, 1234, 7, "search")
+    ours = [m for m in seen.game.moves if m.side == seen.our_side]
+    assert [(m.column, m.seconds, m.nodes, m.depth, m.source) for m in ours] == [
+        (4, 0.3, 1234, 9, "search")
     ]
+    theirs = [m for m in seen.game.moves if m.side != seen.our_side]
+    assert [(m.column, m.seconds) for m in theirs] == [(3, None), (2, None)]  # not timed
     writer.sent(game_id, 4, 5, decision(5), 0.1)
     writer.replied(game_id, 4, 0.1, None, grid_after([3, 4, 2, 5], False), 1.0)
     final = Records(path).game(game_id)
     assert final.status == "finished" and final.result == 1.0 and final.finished_at is not None
+    # No ending was given: the last board tells (ours is not four in a row: the server ruled).
+    assert final.game.winner == 1 and final.game.ending is Ending.RULED
 
 
 def test_the_ids_themselves_are_not_stored(tmp_path):
     path = tmp_path / "games.sqlite3"
     with Records(path) as records:
         game_id = records.begin(ONLINE, SERVER, IDS, "server bot")
-        assert records.game(game_id).player_masked == "ab*********+cd*********"
+        assert records.game(game_id).game.first == "ab*********+cd*********"
         # The database and its write-ahead log, while the game is open.
         files = list(tmp_path.iterdir())
         data = b"".join(f.read_bytes() for f in files)
@@ -137,11 +141,12 @@ def test_a_file_that_is_not_a_record_is_a_clear_error(tmp_path):
 def test_local_games_are_recorded_with_every_move(tmp_path):
     with Records(tmp_path / "games.sqlite3") as records:
         game_id = records.begin("local", "gym_connect_four", (), "random")
+        records.started(game_id, True, grid_after([], True), None)
         records.played(game_id, 1, "us", 3, decision(3), 0.1)
         records.played(game_id, 2, "them", 0)
         records.finish(game_id, -1.0)
         game = records.game(game_id)
-        assert game.columns == [3, 0] and game.result == -1.0 and game.kind == "local"
+        assert game.game.columns == (3, 0) and game.result == -1.0 and game.kind == "local"
         with pytest.raises(sqlite3.IntegrityError):
             records.played(game_id, 3, "us", 9)
 
@@ -171,14 +176,14 @@ def test_a_record_of_the_first_version_is_migrated_not_lost(tmp_path: Path) -> N
         conn.executescript(VERSION_1)
     with Records(path) as records:
         (game,) = records.games()
-        assert game.result == 1.0 and game.columns == [3, 2]
-        assert game.moves[0].source == "search" and game.moves[0].mode is None
+        assert game.result == 1.0 and game.game.columns == (3, 2)
+        assert game.game.moves[0].source == "search" and game.game.moves[0].mode is None
         game_id = records.begin(ONLINE, "http://x/", IDS, "server bot")
         records.started(game_id, True, grid_after([], True), None)
         records.sent(game_id, 1, 3, decision(3), 0.4)
-        assert records.game(game_id).moves[0].mode == "course"
+        assert records.game(game_id).pending.mode == "course"  # type: ignore[union-attr]
     with sqlite3.connect(path) as conn:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == 2
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == 3
 
 
 def test_a_record_is_read_without_being_changed_when_opened_read_only(tmp_path: Path) -> None:
@@ -188,7 +193,7 @@ def test_a_record_is_read_without_being_changed_when_opened_read_only(tmp_path: 
     before = path.read_bytes()
     with Records(path, read_only=True) as records:
         (game,) = records.games()
-        assert game.columns == [3, 2] and game.moves[0].mode is None
+        assert game.game.columns == (3, 2) and game.game.moves[0].mode is None
         with pytest.raises(sqlite3.OperationalError, match="readonly"):
             records.begin(ONLINE, "http://x/", IDS, "server bot")
     assert path.read_bytes() == before  # not migrated, nothing written
@@ -201,6 +206,6 @@ def test_a_record_of_a_newer_version_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "new.sqlite3"
     Records(path).close()
     with sqlite3.connect(path) as conn:
-        conn.execute("PRAGMA user_version = 3")
+        conn.execute("PRAGMA user_version = 4")
     with pytest.raises(RecordError, match="written by a newer version"):
         Records(path)

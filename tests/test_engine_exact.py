@@ -73,7 +73,7 @@ def test_solver_decisions_keep_the_exact_score(solving_engine: Engine, oracle: S
                                                sign: int) -> None:
     for moves, expected in pons("Test_L2_R1", 6, sign):
         board = Board.from_moves(moves)
-        decision = solving_engine.choose(board, within(solving_engine, 2.0))
+        decision = solving_engine.decide(board, within(solving_engine, 2.0))
         assert decision.source == "solver" and decision.proven, moves
         assert decision.score == ProvenScore(expected)
         assert keeps(oracle, board, decision.column, expected), moves
@@ -86,7 +86,7 @@ def test_the_engine_keeps_a_won_game_won_to_the_end(solving_engine: Engine) -> N
         ours = board.moves % 2
         while not board.is_over():
             if board.moves % 2 == ours:
-                board = board.play(solving_engine.choose(board, within(solving_engine, 1.0)).column)
+                board = board.play(solving_engine.decide(board, within(solving_engine, 1.0)).column)
             else:
                 board = board.play(rng.choice(board.legal_moves()))
         assert board.last_mover_won() and (board.moves - 1) % 2 == ours, moves
@@ -96,7 +96,7 @@ def test_book_decides_the_opening() -> None:
     engine = Engine(settings(mode="strongest"))
     engine.solver = None
     engine.warm_up()
-    decision = engine.choose(Board(), within(engine, 2.0))
+    decision = engine.decide(Board(), within(engine, 2.0))
     assert decision.source == "book" and decision.proven
     assert (decision.column, decision.score) == (3, ProvenScore(1))  # the centre, a win with the last disc
     assert decision.depth == 41 and decision.nodes == 0
@@ -105,12 +105,12 @@ def test_book_decides_the_opening() -> None:
 def test_search_takes_over_when_nothing_is_proven_in_time() -> None:
     engine = without_book(Engine(settings(mode="strongest")))
     engine.warm_up()
-    decision = engine.choose(Board.from_moves("4"), within(engine, 0.05))
+    decision = engine.decide(Board.from_moves("4"), within(engine, 0.05))
     assert decision.source == "search" and decision.depth >= 3
 
 
 def test_max_depth_asks_for_the_search_alone(solving_engine: Engine) -> None:
-    decision = solving_engine.choose(Board.from_moves("5554224333234511764415115"),
+    decision = solving_engine.decide(Board.from_moves("5554224333234511764415115"),
                                      within(solving_engine, 2.0, depth=4))
     assert decision.source == "search" and decision.depth == 4
 
@@ -122,7 +122,7 @@ def test_an_outcome_proven_without_the_exact_score_keeps_the_win() -> None:
     board = Board.from_moves("7265453")
     engine = without_book(Engine(settings(mode="strongest"),
                                  clock=lambda: engine.solver.nodes * 1e-7))  # type: ignore[union-attr]
-    decision = engine.choose(board, within(engine, 0.02))
+    decision = engine.decide(board, within(engine, 0.02))
     assert decision.source == "solver"
     assert decision.score == ProvenScore(1, exact=False)  # the win, its exact score unknown
     oracle = Solver()
@@ -155,7 +155,7 @@ def test_choose_keeps_to_its_budget_on_an_injected_clock() -> None:
                                  solver=SolverSettings(share=0.5), clock=clock))
     for moves in ("4", "4453", "5554224333234511764415115"):
         start = now[0]
-        decision = engine.choose(Board.from_moves(moves), within(engine, 0.01))
+        decision = engine.decide(Board.from_moves(moves), within(engine, 0.01))
         assert now[0] - start <= 0.01 + 0.003, moves
         assert Board.from_moves(moves).can_play(decision.column)
 
@@ -171,7 +171,7 @@ def test_a_damaged_book_stops_the_engine_before_the_game(tmp_path: Path) -> None
 def test_at_the_edge_of_the_book_the_solver_warms_up_on_the_next_position() -> None:
     engine = Engine(settings(mode="strongest"))
     assert engine.book is not None and engine.solver is not None
-    inside = engine.choose(Board(), within(engine, 2.0))
+    inside = engine.decide(Board(), within(engine, 2.0))
     assert inside.source == "book" and inside.nodes == 0  # replies lead back into the book
 
     def at_edge(board: Board, col: int) -> bool:
@@ -182,7 +182,7 @@ def test_at_the_edge_of_the_book_the_solver_warms_up_on_the_next_position() -> N
 
     edge = next(board for board, entry in engine.book.entries(min_discs=14)
                 if at_edge(board, entry.column))
-    decision = engine.choose(edge, within(engine, 2.0))
+    decision = engine.decide(edge, within(engine, 2.0))
     assert decision.source == "book" and decision.nodes > 0
     # The position the opponent now faces is proven: the table answers it at once.
     after = edge.play(decision.column)
@@ -202,7 +202,7 @@ def test_as_first_player_the_shipped_engine_proves_and_keeps_the_win(opponent_se
     board = Board()
     while not board.is_over():
         if board.first_player_to_move:
-            decision = engine.choose(board, within(engine, 120.0))
+            decision = engine.decide(board, within(engine, 120.0))
             assert decision.source in ("book", "solver") and decision.score.value > 0, (board, decision)
             board = board.play(decision.column)
         else:
@@ -226,7 +226,7 @@ def test_a_proven_win_gets_the_whole_budget_to_find_a_keeping_move(monkeypatch: 
 
     monkeypatch.setattr(engine.solver, "best_move", recording_best_move)
     moves, score = pons("Test_L2_R1", 1, 1)[0]
-    decision = engine.choose(Board.from_moves(moves), within(engine, 2.0))
+    decision = engine.decide(Board.from_moves(moves), within(engine, 2.0))
     assert decision.source == "solver" and decision.score == ProvenScore(score)
     assert deadlines[0] == (102.0, True)  # the whole budget for the weak move
 
@@ -270,7 +270,7 @@ def test_past_the_complete_layers_the_solver_warms_up_on_our_next_positions() ->
         replies = [after.play(r) for r in after.legal_moves() if not after.play(r).is_over()]
         if replies and all(engine.book.lookup(b) is None for b in replies):
             break
-    decision = engine.choose(board, within(engine, 4.0))
+    decision = engine.decide(board, within(engine, 4.0))
     assert decision.source == "book" and decision.nodes > 0
     for following in replies:  # each proven in the book's time: the table answers at once
         nodes = engine.solver.nodes

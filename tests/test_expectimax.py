@@ -10,8 +10,8 @@ import pytest
 import agent
 import search.iterative as iterative_module
 from board import Board, bits
+from ecosystems.players import parse_spec
 from engine import Engine
-from engine.players import parse_spec
 from heuristics import evaluate
 from search import WIN, TranspositionTable, deepest, iterative_deepening
 from search.expectimax import (
@@ -22,6 +22,7 @@ from search.expectimax import (
     root_values,
 )
 from settings import AgentSettings, UsageError
+from tests.helpers import engine_spec
 from timecontrol import Limit
 from timecontrol.counters import new_counters
 from vocabulary import Mode
@@ -118,7 +119,7 @@ def test_the_deadline_is_kept_past_the_minimum_depth() -> None:
 def test_a_win_is_taken_at_once_and_a_sooner_win_is_preferred() -> None:
     board = Board.from_moves("112233")  # the first player completes four in column 3 (0-based)
     engine = Engine(opponent_model="random")
-    decision = engine.choose(board, Limit(float("inf"), depth=6))
+    decision = engine.decide(board, Limit(float("inf"), depth=6))
     assert decision.column == 3 and decision.score.value == WIN - 7 and decision.proven
     # A win now outscores a win later: the score of the win is its disc.
     assert max(root_values(board, 3).values()) == WIN - 7
@@ -134,7 +135,7 @@ def test_against_a_random_mover_every_win_is_taken_at_once() -> None:
         ours = game % 2 == 0
         while not board.is_over():
             if ours:
-                col = engine.choose(board, Limit(float("inf"), depth=3)).column
+                col = engine.decide(board, Limit(float("inf"), depth=3)).column
                 if any(board.is_winning_move(c) for c in board.legal_moves()):
                     chances += 1
                     assert board.is_winning_move(col)
@@ -172,7 +173,7 @@ def test_expectimax_plays_for_the_random_movers_mistake_where_alpha_beta_does_no
 
 def test_the_default_engine_still_plays_alpha_beta() -> None:
     board = Board.from_moves("4453")
-    default = Engine().choose(board, Limit(float("inf"), depth=3))
+    default = Engine().decide(board, Limit(float("inf"), depth=3))
     assert default.column == deepest(iterative_deepening(
         board, float("inf"), max_depth=3, min_depth=5, table=TranspositionTable(bits=16))).column
     assert Engine().expectimax_table is None
@@ -188,12 +189,12 @@ def test_the_random_model_is_course_mode_only() -> None:
 
 
 def test_the_spec_option_and_its_label() -> None:
-    spec = parse_spec("ours:random-model", seconds=0.5)
+    spec = engine_spec("ours:random-model", seconds=0.5)
     assert (spec.opponent_model, spec.mode, spec.label) == ("random", "course",
                                                             "ours:0.5:random-model")
     assert parse_spec("ours:course:random-model:1:d4").label == "ours:1:d4:random-model"
     assert parse_spec(spec.label) == spec
-    assert parse_spec("ours:0.5").opponent_model is None
+    assert engine_spec("ours:0.5").opponent_model is None
 
 
 def test_the_command_line_refuses_the_random_model_in_strongest_mode(

@@ -22,6 +22,7 @@ import requests
 from board import Board
 from localserver.service import MAX_IDS
 from tests.helpers import state_of
+from vocabulary import Ending
 
 KEY = "nyckel"
 TIMEOUT = 30
@@ -298,8 +299,8 @@ def test_one_player_hammered_from_many_threads_keeps_a_consistent_record(
         record = stats(server.url, ["same"])
         assert subset(record, {"played": 0, "lost": 0}) == {"played": total - 1,
                                                            "lost": total - 1}
-        outcomes = Counter(g.outcome for g in server.service.store.recent("same", 1000))
-        assert outcomes == {"abandoned": total - 1, "running": 1}
+        endings = Counter(g.game.ending for g in server.service.store.recent("same", 1000))
+        assert endings == {Ending.ABANDONED: total - 1, None: 1}
 
 
 # --- the progress page ----------------------------------------------------------------------

@@ -15,17 +15,21 @@ from pathlib import Path
 import pytest
 
 from board import Board
+from course.errors import WrongApiKey
 from course.grid import as_grid
-from course.protocol import MSG_IMPOSSIBLE, MSG_WRONG_KEY
+from course.protocol import MSG_IMPOSSIBLE, MSG_WRONG_KEY, MoveReply, Refusal, Stats
 from localserver.service import (
     MAX_IDS,
     CorruptRecord,
     CourseService,
+    NoStatsEndpoint,
     RequestError,
-    player_key,
+    request_player,
 )
+from localserver.variants import START_MESSAGE_2021
 from settings import ConfigError
 from tests.helpers import state_of
+from vocabulary import Ending
 
 KEY = "nyckel"
 
@@ -189,9 +193,10 @@ def test_bookkeeping_of_wins_draws_losses_and_illegal_moves(tmp_path: Path) -> N
     reply = quirk.move(ids, 3, KEY)
     assert reply["status"] is False and reply["state"] is None
     check()
-    outcomes = [g.outcome for g in quirk.store.recent("kalle", 20)]
-    assert outcomes == ["illegal", "draw", "abandoned", "abandoned", "abandoned", "lost",
-                        "draw", "won"]
+    ends = [(g.game.ending, g.result) for g in quirk.store.recent("kalle", 20)]
+    assert ends == [(Ending.ILLEGAL, -10), (Ending.FULL, 0.5), (Ending.ABANDONED, -1),
+                    (Ending.ABANDONED, -1), (Ending.ABANDONED, -1), (Ending.FOUR, -1),
+                    (Ending.FULL, 0.5), (Ending.FOUR, 1)]
 
 
 def test_the_bot_takes_an_immediate_win(tmp_path: Path) -> None:
@@ -217,7 +222,8 @@ def test_time_limit_with_an_injected_clock() -> None:
     stats = service.stats(["t"], KEY)
     assert (stats["played"], stats["lost"], stats["total_reward"]) == (1, 1, -1.0)
     assert service.move(["t"], 3, KEY)["status"] is False  # no game any more
-    assert service.store.recent("t", 1)[0].outcome == "timeout"
+    late = service.store.recent("t", 1)[0]
+    assert (late.game.ending, late.result, late.game.winner) == (Ending.LATE, -1, 1)
 
 
 def test_no_time_limit_when_zero() -> None:
@@ -262,9 +268,9 @@ def test_out_of_range_input_is_a_request_error(ids: list, move: object, field: s
 
 
 def test_group_ids_are_sorted_and_joined() -> None:
-    assert player_key(["zz-s", "aa_1", "zz-s"]) == "aa_1+zz-s"
-    assert player_key("solo") == "solo"
-    assert player_key(["x" * 50, "åsa"]) == "x" * 50 + "+åsa"
+    assert request_player(["zz-s", "aa_1", "zz-s"]) == "aa_1+zz-s"
+    assert request_player("solo") == "solo"
+    assert request_player(["x" * 50, "åsa"]) == "x" * 50 + "+åsa"
     service = make_service(first="student")
     service.move(["b", "a"], -1, KEY)
     assert service.move(["a", "b"], 3, KEY)["status"] is True  # the same running game
@@ -433,3 +439,50 @@ def test_a_switch_against_the_variant_is_a_config_error_naming_it() -> None:
         make_service(variant="2021", first="bot")
     with pytest.raises(ConfigError, match="unknown variant '1999'"):
         make_service(variant="1999")
+
+
+@pytest.mark.parametrize("variant", ["current", "2021"])
+def test_every_reply_is_written_by_the_type_the_client_reads_it_with(variant: str) -> None:
+    """Each body the local server sends reads back (``MoveReply``, ``Refusal``, ``Stats``) into
+    a value that writes the same body, with this version's numbers: ``result`` a float
+    throughout in 2021's replies, a whole number (or 0.5) in today's."""
+    floats = variant == "2021"
+    service = make_service(variant=variant, first="student")
+    rng = random.Random(5)
+    bodies = [service.move(["w"], 3, KEY), service.move(["w"], -1, "wrong key")]
+    for _ in range(6):  # games ended every way the board ends them, and refusals of each kind
+        bodies.append(service.move(["w"], -1, KEY))
+        while bodies[-1]["result"] in (0, None):
+            state = bodies[-1]["state"] or [[0] * 7 for _ in range(6)]
+            bodies.append(service.move(["w"], rng.choice(legal_columns(state)), KEY))
+    bodies.append(service.move(["i"], -1, KEY))
+    for _ in range(6):  # column 0 until it is full or the game ends
+        bodies.append(service.move(["i"], 0, KEY))
+        if bodies[-1]["result"] not in (0, None):
+            break
+    kinds = set()
+    for body in bodies:
+        if body["status"] is False:
+            refusal = Refusal.from_json(body)
+            assert refusal.to_json(float_results=floats) == body
+            kinds.add(refusal.msg.split(":")[0])
+        else:
+            reply = MoveReply.from_json(body)
+            assert reply.to_json(float_results=floats) == body
+            kinds.add("running" if not reply.finished else f"over {reply.result}")
+        if body["result"] is not None:
+            assert type(body["result"]) is (float if floats else float if body["result"] == 0.5
+                                            else int)
+    assert {"No game is running", MSG_WRONG_KEY, "running"} <= kinds
+    assert any(kind.startswith("over") for kind in kinds)
+    if floats:
+        assert bodies[2] == MoveReply(START_MESSAGE_2021, None, None, None).to_json()
+        with pytest.raises(NoStatsEndpoint):
+            service.stats(["w"], KEY)
+    else:
+        stats = service.stats(["w"], KEY)
+        assert Stats.from_json(stats).to_json() == stats and stats["status"] is None
+        refused = service.stats(["w"], "wrong key")
+        assert refused == Refusal(MSG_WRONG_KEY).stats_json("w")
+        with pytest.raises(WrongApiKey):
+            Stats.from_json(refused)

@@ -15,18 +15,20 @@ from pathlib import Path
 import pytest
 
 import agent
-from arena.match import FOUR, FULL, PlayedGame, play_game
+from arena.match import play_game
 from arena.results import summarize
 from arena.tournament import make_plan, run_tournament
-from board import Board
+from board import Board, moves_from_string
 from ecosystems.connectx import observation_of
-from ecosystems.players import is_outside, parse_spec
+from ecosystems.players import is_outside, parse_spec, split_specs
+from engine.games import PlayedGame
 from engine.players import RandomPlayer
-from outside import AgentFault, ConnectXPlayer, FaultKind, OutsideSpec, ProgramPlayer, split_specs
+from outside import AgentFault, ConnectXPlayer, OutsideSpec, ProgramPlayer
 from outside.process import Child, Limits
 from outside.sandbox import descendants
 from settings import UsageError
 from tests.helpers import alive, gone, new_tag, tagged
+from vocabulary import Ending
 
 DATA = Path(__file__).resolve().parent / "data" / "outside"
 AGENTS = DATA / "connectx"
@@ -75,7 +77,7 @@ def test_a_connectx_file_plays_real_games(first: bool) -> None:
     player = connectx("good")  # imports a module beside it at the top of the file
     for seed in (1, 2):
         record = game_against_random(player, first=first, seed=seed)
-        assert record.reason in (FOUR, FULL)
+        assert record.ending in (Ending.FOUR, Ending.FULL)
         board = check_replays(record)
         assert board.is_over()
         side = 0 if first else 1
@@ -85,26 +87,26 @@ def test_a_connectx_file_plays_real_games(first: bool) -> None:
 
 def test_an_agent_of_one_argument_and_the_last_callable_rule() -> None:
     record = game_against_random(connectx("one_argument"))
-    assert record.reason in (FOUR, FULL)
+    assert record.ending in (Ending.FOUR, Ending.FULL)
     # the last callable of the file is a helper that returns 9: Kaggle calls it, not agent()
     record = game_against_random(connectx("helper_last"))
-    assert (record.winner, record.reason) == (1, "illegal")
+    assert (record.winner, record.ending) == (1, "illegal")
     assert "returned 9" in record.detail and "INVALID" in record.detail
 
 
 def test_none_plays_column_0_and_prints_are_no_fault() -> None:
     record = game_against_random(connectx("returns_none"))
     assert record.moves[0].column == 0
-    assert record.reason in (FOUR, FULL) or "column 0, which is full" in record.detail
+    assert record.ending in (Ending.FOUR, Ending.FULL) or "column 0, which is full" in record.detail
     record = game_against_random(connectx("prints"))  # 2 MB of print() a move, as Kaggle logs it
-    assert record.reason in (FOUR, FULL)
+    assert record.ending in (Ending.FOUR, Ending.FULL)
 
 
 def test_a_program_plays_real_games_with_the_line_protocol() -> None:
     player = program()
     for first in (True, False):
         record = game_against_random(player, first=first)
-        assert record.reason in (FOUR, FULL)
+        assert record.ending in (Ending.FOUR, Ending.FULL)
         check_replays(record)
     assert player.said_name == "tiny-engine"
 
@@ -114,32 +116,32 @@ def test_a_program_is_told_the_game_as_a_move_string(tmp_path: Path) -> None:
     player = program()
     player.new_game()
     try:
-        start = Board.from_moves("445566")
-        record = play_game(player, RandomPlayer(random.Random(3)), start=start)
+        record = play_game(player, RandomPlayer(random.Random(3)),
+                           opening=moves_from_string("445566"))
     finally:
         player.end_game()
     # with 445566 played, the first player wins at once in column 3 or 7 (2 or 6 from 0)
-    assert record.moves[0].column in (2, 6) and record.reason == FOUR
+    assert record.moves[0].column in (2, 6) and record.ending == Ending.FOUR
 
 
 # --- faults ---------------------------------------------------------------------------------
 
 @pytest.mark.parametrize(("name", "kind", "words"), [
-    ("raises", FaultKind.ERROR, "ZeroDivisionError"),
-    ("broken_import", FaultKind.ERROR, "ModuleNotFoundError"),
-    ("numpy_int", FaultKind.NOT_A_COLUMN, "numpy.int64"),
-    ("float_column", FaultKind.NOT_A_COLUMN, "TypeError"),
-    ("junk", FaultKind.NOT_A_COLUMN, "str"),
-    ("out_of_range", FaultKind.ILLEGAL, "out of range"),
-    ("exits", FaultKind.EXITED, "status 0"),
-    ("floods", FaultKind.FLOODED, "MiB"),
+    ("raises", Ending.ERROR, "ZeroDivisionError"),
+    ("broken_import", Ending.ERROR, "ModuleNotFoundError"),
+    ("numpy_int", Ending.NOT_A_COLUMN, "numpy.int64"),
+    ("float_column", Ending.NOT_A_COLUMN, "TypeError"),
+    ("junk", Ending.NOT_A_COLUMN, "str"),
+    ("out_of_range", Ending.ILLEGAL, "out of range"),
+    ("exits", Ending.EXITED, "status 0"),
+    ("floods", Ending.FLOODED, "MiB"),
 ])
 @pytest.mark.slow
-def test_a_connectx_agent_that_misbehaves_loses_with_its_reason(name: str, kind: FaultKind,
+def test_a_connectx_agent_that_misbehaves_loses_with_its_reason(name: str, kind: Ending,
                                                                  words: str) -> None:
     record = game_against_random(connectx(name))
     assert record.winner == 1  # the agent started: the other side wins
-    assert record.reason == kind.value
+    assert record.ending == kind.value
     assert words in record.detail
 
 
@@ -154,23 +156,23 @@ def test_a_late_connectx_move_is_charged_to_the_overage_then_times_out() -> None
     # actTimeout 0.2 s, each move 0.5 s: 0.3 s of overage a move; 0.5 s of overage in all
     player = connectx("sleeps", seconds=0.2, game_overage=0.5)
     record = game_against_random(player)
-    assert record.reason == FaultKind.LATE.value
+    assert record.ending == Ending.LATE.value
     assert "TIMEOUT" in record.detail
     assert len(record.moves) == 2  # its first move used overage and was played
 
 
 @pytest.mark.parametrize(("way", "kind"), [
-    ("late", FaultKind.LATE),
-    ("junk", FaultKind.NOT_A_COLUMN),
-    ("illegal", FaultKind.ILLEGAL),
-    ("flood", FaultKind.FLOODED),
-    ("exit", FaultKind.EXITED),
-    ("crash", FaultKind.CRASHED),
+    ("late", Ending.LATE),
+    ("junk", Ending.NOT_A_COLUMN),
+    ("illegal", Ending.ILLEGAL),
+    ("flood", Ending.FLOODED),
+    ("exit", Ending.EXITED),
+    ("crash", Ending.CRASHED),
 ])
 @pytest.mark.slow
-def test_a_program_that_misbehaves_loses_with_its_reason(way: str, kind: FaultKind) -> None:
+def test_a_program_that_misbehaves_loses_with_its_reason(way: str, kind: Ending) -> None:
     record = game_against_random(program(way))
-    assert (record.winner, record.reason) == (1, kind.value)
+    assert (record.winner, record.ending) == (1, kind.value)
     assert len(record.moves) == 2  # it misbehaves in its second move
     assert record.detail
 
@@ -190,7 +192,7 @@ def test_a_program_that_forks_and_hangs_is_killed_with_its_child() -> None:
 
     player._move = watched  # type: ignore[method-assign]
     record = game_against_random(player)
-    assert record.reason == FaultKind.LATE.value and "grace" in record.detail
+    assert record.ending == Ending.LATE.value and "grace" in record.detail
     assert len(set(seen)) == 2
     assert gone(seen, 5.0) and not tagged(tag)  # the grandchild too
 
@@ -198,7 +200,7 @@ def test_a_program_that_forks_and_hangs_is_killed_with_its_child() -> None:
 def test_a_program_that_cannot_start_loses_its_first_move() -> None:
     player = ProgramPlayer("/nonexistent/engine", seconds=0.2)
     record = game_against_random(player)
-    assert (record.winner, record.reason) == (1, FaultKind.CRASHED.value)
+    assert (record.winner, record.ending) == (1, Ending.CRASHED.value)
     assert "could not be started" in record.detail
 
 
@@ -209,7 +211,7 @@ def test_limits_processor_time_and_memory() -> None:
     try:
         with pytest.raises(AgentFault, match="RLIMIT_CPU") as caught:
             busy.read_line(deadline, where="in its move")
-        assert caught.value.kind == FaultKind.CRASHED
+        assert caught.value.kind == Ending.CRASHED
     finally:
         busy.kill()
     greedy = Child([PYTHON, "-c", "x = bytearray(400 * 1024 * 1024)"],
@@ -275,7 +277,7 @@ def test_a_tournament_with_misbehaving_agents_completes_and_lists_the_faults() -
     assert overall[labels[3]].faults["crashed"] >= 4
     assert overall[labels[0]].forfeits == 0
     data = summary.to_dict()
-    assert {entry["reason"] for entry in data["faults"]} >= {"error", "late", "crashed"}
+    assert {entry["ending"] for entry in data["faults"]} >= {"error", "late", "crashed"}
     assert data["moves"][2]["budget_seconds"] == 0.2
 
 
@@ -292,7 +294,7 @@ def test_the_tournament_command_shows_and_keeps_the_faults(capsys: pytest.Captur
     assert "Games lost by a fault" in out and "not_a_column" in out
     games = [json.loads(line) for line in (out_dir / "games.jsonl").read_text().splitlines()]
     assert len(games) == 6
-    assert sum(game["reason"] == "not_a_column" for game in games) >= 4
+    assert sum(game["ending"] == "not_a_column" for game in games) >= 4
     summary = (out_dir / "summary.md").read_text()
     assert "## Faults" in summary and "numpy.int64" in summary
 
@@ -319,7 +321,8 @@ def test_local_games_against_outside_agents(capsys: pytest.CaptureFixture[str],
     assert not [pid for pid in descendants(os.getpid()) if pid not in before and alive(pid)]
     with Records(tmp_path / "games.sqlite3") as records:
         games = records.games("local")
-    assert len(games) == 3 and games[0].note and "crashed" in games[0].note
+    assert len(games) == 3 and "crashed" in games[0].game.detail
+    assert games[0].game.ending is Ending.CRASHED and games[0].game.winner == games[0].our_side
 
 
 @pytest.mark.slow
@@ -379,7 +382,7 @@ def test_a_killed_tournament_resumes_without_losing_a_game_and_python_is_used(
               for game in games.values()
               if "wrapped.py" in game["first"] + game["second"] and len(game["moves"]) > 1]
     assert firsts and set(firsts) == {6}  # the agent files ran under --python
-    assert sum(game["reason"] == "late" for game in games.values()) == 0  # overage pays
+    assert sum(game["ending"] == "late" for game in games.values()) == 0  # overage pays
 
 
 SYSTEM_PYTHON = "/usr/bin/python3"
@@ -396,12 +399,12 @@ def test_an_agent_file_under_another_interpreter_sees_its_packages() -> None:
     player = ConnectXPlayer(spec.target, seconds=0.3, observe=observe, python=spec.python)
     record = game_against_random(player)
     if has_numpy:  # the same verdict as under ours
-        assert record.reason == FaultKind.NOT_A_COLUMN.value
+        assert record.ending == Ending.NOT_A_COLUMN.value
     else:  # its imports are that interpreter's, not ours
-        assert record.reason == FaultKind.ERROR.value and "numpy" in record.detail
+        assert record.ending == Ending.ERROR.value and "numpy" in record.detail
     record = game_against_random(ConnectXPlayer(str(AGENTS / "good.py"), seconds=0.3,
                                                 observe=observe, python=SYSTEM_PYTHON))
-    assert record.reason in (FOUR, FULL)
+    assert record.ending in (Ending.FOUR, Ending.FULL)
 
 
 def test_a_submission_archive_plays_from_its_main_py(tmp_path: Path) -> None:
@@ -416,9 +419,9 @@ def test_a_submission_archive_plays_from_its_main_py(tmp_path: Path) -> None:
     player = ConnectXPlayer(spec.target, seconds=0.3, observe=observe)
     for seed in (1, 2):
         record = game_against_random(player, seed=seed)
-        assert record.reason in (FOUR, FULL) and record.moves[0].column == 3
+        assert record.ending in (Ending.FOUR, Ending.FULL) and record.moves[0].column == 3
     empty = tmp_path / "empty.tar.gz"
     with tarfile.open(empty, "w:gz") as tar:
         tar.add(AGENTS / "helper_columns.py", arcname="helper_columns.py")
     record = game_against_random(ConnectXPlayer(str(empty), seconds=0.3, observe=observe))
-    assert record.reason == FaultKind.ERROR.value and "no main.py" in record.detail
+    assert record.ending == Ending.ERROR.value and "no main.py" in record.detail

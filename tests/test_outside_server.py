@@ -19,6 +19,7 @@ from localserver.bots import SpecBots, bots_of_option
 from localserver.service import CourseService
 from outside import OutsideSpec
 from tests.helpers import gone, new_tag, tagged
+from vocabulary import Ending
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data" / "outside"
@@ -90,7 +91,7 @@ def test_a_skeleton_client_plays_a_program_bot_over_http(tmp_path: Path) -> None
     assert all(result in (1, 0.5, -1) for result in results)
     games = stored_games(db)
     assert len(games) == 3
-    assert {game["outcome"] for game in games} <= {"won", "lost", "draw"}
+    assert {game["outcome"] for game in games} <= {"four", "full"}  # the games' endings
     assert all(game["bot"] and game["bot"].startswith("program:") for game in games)
     for line, game in zip(lines, games, strict=True):
         assert line.split()[3] == game["moves"]  # the client's moves are the stored ones
@@ -98,7 +99,8 @@ def test_a_skeleton_client_plays_a_program_bot_over_http(tmp_path: Path) -> None
     from analysisboard.games import GameFiles
 
     listed = GameFiles(tmp_path / "no-record.sqlite3", db).listing("server")
-    assert len(listed) == 3 and all(game.opponent.startswith("program:") for game in listed)
+    assert len(listed) == 3 and all(game.to_json()["opponent"].startswith("program:")
+                                    for game in listed)
 
 
 @pytest.mark.slow
@@ -108,7 +110,7 @@ def test_a_bot_that_crashes_loses_its_game_to_the_student(tmp_path: Path) -> Non
     with served(tmp_path, spec, tag) as (url, db):
         lines = client(url, 2)
     games = stored_games(db)
-    assert [game["outcome"] for game in games] == ["won", "won"]
+    assert [(game["outcome"], game["result"]) for game in games] == [("crashed", 1.0)] * 2
     assert all("crashed" in game["note"] for game in games)
     assert all(float(line.split()[1]) == 1 for line in lines)
 
@@ -128,7 +130,7 @@ def test_course_bots_keep_their_names_and_a_spec_makes_players(tmp_path: Path) -
             free = next(col for col in range(7) if reply["state"][0][col] == 0)
             reply = service.move(["s1"], free, "k")
         game = service.store.recent("s1")[0]
-        assert game.bot == bots.describe() and game.outcome in ("won", "lost", "draw")
+        assert game.bot == bots.describe() and game.game.ending in (Ending.FOUR, Ending.FULL)
     finally:
         service.close()
 

@@ -14,8 +14,7 @@ from typing import Any
 
 import pytest
 
-from arena.match import FOUR, ILLEGAL, PlayedGame
-from engine.games import PlayedMove
+from engine.games import PlayedGame, PlayedMove
 from rating.ladder import Ladder, Rung, save_ladder
 from reporting.rate import (
     GAMES,
@@ -40,6 +39,7 @@ from reporting.rated import (
 )
 from settings import Settings, UsageError
 from tests.helpers import ctrl_c_once_written
+from vocabulary import Ending
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -229,7 +229,8 @@ def game(number: int, rung: str, score: float, player_first: bool = True) -> Rat
     side = 0 if player_first else 1
     winner = None if score == 0.5 else side if score == 1 else 1 - side
     record = PlayedGame("p" if player_first else rung, rung if player_first else "p",
-                        (PlayedMove(1, 3, 0.01),), winner, FOUR if winner is not None else "full")
+                        (PlayedMove(1, 3, 0.01),), winner,
+                        Ending.FOUR if winner is not None else Ending.FULL)
     return RatedGame(number, 1, rung, player_first, record)
 
 
@@ -281,7 +282,7 @@ def test_the_plan_said_before_a_run_counts_the_games_the_rule_expects() -> None:
 
 
 def test_a_fault_is_the_player_losing_off_the_board() -> None:
-    record = PlayedGame("p", "bot:1", (), 1, ILLEGAL, "answered 'x', not a column")
-    assert RatedGame(1, 1, "bot:1", True, record).fault == ILLEGAL
+    record = PlayedGame("p", "bot:1", (), 1, Ending.ILLEGAL, "answered 'x', not a column")
+    assert RatedGame(1, 1, "bot:1", True, record).fault == Ending.ILLEGAL
     assert RatedGame(1, 1, "bot:1", False, record).fault is None  # the rung lost it
     assert game(2, "bot:1", 0.0).fault is None  # lost on the board

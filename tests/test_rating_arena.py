@@ -1,4 +1,4 @@
-"""The ladder's players and games (engine.players' noise option, arena.ladder): the noisy
+"""The ladder's players and games (engine.players' noise option, arena.calibration): the noisy
 perfect player, the plan of the ladder's games, a real run on a work file that resumes, the
 fit written as a ladder, and a player placed on it."""
 
@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from arena.ladder import (
+from arena.calibration import (
     LadderWork,
     fit_ladder,
+    ladder_game,
     ladder_tasks,
     main,
     make_ladder_plan,
@@ -23,9 +24,12 @@ from arena.ladder import (
     write_games_file,
 )
 from board import Board
-from engine.players import NoisyPlayer, OursPlayer, SeedPlayer, build_player, parse_spec
+from ecosystems.players import build_player, parse_spec
+from engine.players import NoisyPlayer, OursPlayer, SeedPlayer
 from rating.ladder import load_ladder, save_ladder
 from settings import UsageError
+from tests.helpers import engine_spec
+from vocabulary import Ending
 
 # random is beaten by every bot in a handful of games: a noisy depth-1 search links it to them
 SMALL = (("random", "random"), ("noisy", "ours:0.02:course:d1:noise=0.85"), ("bot:1", "bot:1"),
@@ -33,11 +37,11 @@ SMALL = (("random", "random"), ("noisy", "ours:0.02:course:d1:noise=0.85"), ("bo
 
 
 def test_the_noise_option_of_ours() -> None:
-    spec = parse_spec("ours:0.05:strongest:noise=0.3")
+    spec = engine_spec("ours:0.05:strongest:noise=0.3")
     assert (spec.kind, spec.seconds, spec.mode, spec.noise) == ("ours", 0.05, "strongest", 0.3)
     assert spec.label == "ours:0.05:strongest:noise=0.3"
-    assert parse_spec("ours:1:noise=0").noise == 0.0
-    assert parse_spec("ours:1").noise is None
+    assert engine_spec("ours:1:noise=0").noise == 0.0
+    assert engine_spec("ours:1").noise is None
     for bad in ("noise=1.5", "noise=-0.1", "noise=", "noise=x", "noise=1e-3", "noise=."):
         with pytest.raises(UsageError, match="noise must be a share 0-1"):
             parse_spec(f"ours:1:{bad}")
@@ -46,9 +50,9 @@ def test_the_noise_option_of_ours() -> None:
 
 
 def test_the_cpu_option_of_ours_times_moves_by_cpu_time() -> None:
-    spec = parse_spec("ours:0.05:cpu:strongest:noise=0.1")
+    spec = engine_spec("ours:0.05:cpu:strongest:noise=0.1")
     assert spec.cpu_clock and spec.label == "ours:0.05:strongest:cpu:noise=0.1"
-    assert not parse_spec("ours:0.05").cpu_clock
+    assert not engine_spec("ours:0.05").cpu_clock
     with pytest.raises(UsageError, match="second time"):
         parse_spec("ours:1:cpu:cpu")
     player = build_player(parse_spec("ours:0.02:course:cpu"))
@@ -129,7 +133,7 @@ def test_bad_requests_are_one_line(capsys: pytest.CaptureFixture[str], tmp_path:
 def test_a_small_ladder_is_played_resumed_fitted_and_a_player_placed(tmp_path: Path) -> None:
     work = LadderWork(tmp_path / "ladder-work.jsonl")
     plan = make_ladder_plan(SMALL, neighbour_pairings(len(SMALL), 2), 8, 4, 2)
-    from arena.ladder import play
+    from arena.calibration import play
 
     tasks = ladder_tasks(plan)
     assert play(plan, work, "test", 1, None, tasks=tasks[:12]) == 12  # stopped early
@@ -138,7 +142,9 @@ def test_a_small_ladder_is_played_resumed_fitted_and_a_player_placed(tmp_path: P
     lines = work.lines()
     assert sorted(line["game"] for line in lines) == list(range(len(tasks)))
     for line in lines:
-        assert line["score"] in (0.0, 0.5, 1.0) and len(line["opening"]) == 2
+        game = ladder_game(line)
+        assert game.points(0) in (0.0, 0.5, 1.0) and len(game.opening) == 2
+        assert game.move_string == line["move_string"] and game.ending in (Ending.FOUR, Ending.FULL)
         assert {line["first"], line["second"]} <= {name for name, _ in SMALL}
 
     other = make_ladder_plan(SMALL[:3], neighbour_pairings(3, 1), 8, 4, 2)
@@ -174,7 +180,7 @@ def test_a_small_ladder_is_played_resumed_fitted_and_a_player_placed(tmp_path: P
 
 
 def test_results_against_the_openings_exact_value() -> None:
-    from arena.ladder import against_openings, openings_table
+    from arena.calibration import against_openings, openings_table
     from solver.book import load_book
 
     value = load_book().lookup(Board.from_moves("44"))

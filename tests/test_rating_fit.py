@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import math
 import random
+from dataclasses import dataclass
 
 import pytest
 
-from rating.fit import ABOVE, BELOW, Fit, Game, RatingError, fit, probabilities
+from engine.games import PlayedGame
+from rating.fit import ABOVE, BELOW, Fit, RatingError, fit, probabilities
+from tests.helpers import scored_game
 
 TRUE = {"random": 0.0, "a": 150.0, "b": 380.0, "c": 600.0, "d": 900.0, "e": 1150.0}
 FIRST_MOVE = 80.0
@@ -17,7 +20,7 @@ DRAW = 0.25
 
 
 def simulate(ratings: dict[str, float], pairs: list[tuple[str, str]], games: int,
-             rng: random.Random, first_move: float = FIRST_MOVE, draw: float = DRAW) -> list[Game]:
+             rng: random.Random, first_move: float = FIRST_MOVE, draw: float = DRAW) -> list[PlayedGame]:
     """``games`` games of each pair, half with each player first, drawn from the model."""
     out = []
     for a, b in pairs:
@@ -25,7 +28,7 @@ def simulate(ratings: dict[str, float], pairs: list[tuple[str, str]], games: int
             first, second = (a, b) if k % 2 == 0 else (b, a)
             win, drawn, _ = probabilities(ratings[first], ratings[second], first_move, draw)
             u = rng.random()
-            out.append(Game(first, second, 1.0 if u < win else 0.5 if u < win + drawn else 0.0))
+            out.append(scored_game(first, second, 1.0 if u < win else 0.5 if u < win + drawn else 0.0))
     return out
 
 
@@ -98,7 +101,7 @@ def test_fixed_ratings_stay_and_a_new_player_is_placed(ladder_fit: Fit) -> None:
 def test_a_player_who_won_every_game_gets_a_lower_bound() -> None:
     rng = random.Random(3)
     games = simulate(TRUE, neighbours(list(TRUE)), 60, rng)
-    games += [Game("champion", "e", 1.0), Game("e", "champion", 0.0)] * 5
+    games += [scored_game("champion", "e", 1.0), scored_game("e", "champion", 0.0)] * 5
     result = fit(games)
     assert result.bounded == {"champion": ABOVE}
     bound = result.ratings["champion"]
@@ -114,7 +117,7 @@ def test_a_player_who_won_every_game_gets_a_lower_bound() -> None:
 
 def test_a_player_who_lost_every_game_gets_an_upper_bound() -> None:
     games = simulate(TRUE, neighbours(list(TRUE)), 60, random.Random(4))
-    games += [Game("hopeless", "random", 0.0), Game("random", "hopeless", 1.0)] * 4
+    games += [scored_game("hopeless", "random", 0.0), scored_game("random", "hopeless", 1.0)] * 4
     result = fit(games)
     assert result.bounded == {"hopeless": BELOW}
     assert result.interval("hopeless")[0] == -math.inf
@@ -122,32 +125,44 @@ def test_a_player_who_lost_every_game_gets_an_upper_bound() -> None:
 
 
 def test_an_anchor_that_lost_every_game_is_a_clear_error() -> None:
-    games = [Game("random", "a", 0.0), Game("a", "random", 1.0), Game("a", "b", 0.5)]
+    games = [scored_game("random", "a", 0.0), scored_game("a", "random", 1.0), scored_game("a", "b", 0.5)]
     with pytest.raises(RatingError, match="anchor 'random' lost every game"):
         fit(games)
 
 
 def test_groups_that_never_lost_to_each_other_are_named() -> None:
-    games = [Game("random", "a", 0.0), Game("a", "random", 0.0),  # random and a both score
-             Game("b", "c", 1.0), Game("c", "b", 1.0),
-             Game("b", "a", 1.0), Game("a", "b", 0.0), Game("c", "a", 1.0), Game("a", "c", 0.0)]
+    games = [scored_game("random", "a", 0.0), scored_game("a", "random", 0.0),  # both score
+             scored_game("b", "c", 1.0), scored_game("c", "b", 1.0),
+             scored_game("b", "a", 1.0), scored_game("a", "b", 0.0),
+             scored_game("c", "a", 1.0), scored_game("a", "c", 0.0)]
     with pytest.raises(RatingError, match=r"\{a, random\}"):
         fit(games)
+
+
+@dataclass(frozen=True)
+class OddScore:
+    """A game whose first player claims two points: what no played game gives."""
+
+    first: str
+    second: str
+
+    def points(self, side: int) -> float | None:
+        return 2.0 if side == 0 else -1.0
 
 
 def test_bad_input_is_refused() -> None:
     with pytest.raises(RatingError, match="no games"):
         fit([])
     with pytest.raises(RatingError, match="anchor 'random' played no game"):
-        fit([Game("a", "b", 1.0), Game("b", "a", 1.0)])
+        fit([scored_game("a", "b", 1.0), scored_game("b", "a", 1.0)])
     with pytest.raises(RatingError, match="against itself"):
-        fit([Game("a", "a", 1.0)])
+        fit([scored_game("a", "a", 1.0)])
     with pytest.raises(RatingError, match="score of 2"):
-        fit([Game("random", "a", 2.0)])
+        fit([OddScore("random", "a")])
 
 
 def test_draws_only_between_equal_players() -> None:
-    games = [Game("random", "twin", 0.5), Game("twin", "random", 0.5)] * 20
+    games = [scored_game("random", "twin", 0.5), scored_game("twin", "random", 0.5)] * 20
     result = fit(games)
     assert result.ratings["twin"] == pytest.approx(0.0, abs=1e-3)
     assert result.draw > 100  # nothing but draws: a very large draw parameter, finite

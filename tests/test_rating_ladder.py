@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from rating.fit import Game, fit, probabilities
+from engine.games import PlayedGame
+from rating.fit import fit, probabilities
 from rating.ladder import (
     GAMES_FILE,
     LADDER_FILE,
@@ -21,12 +22,13 @@ from rating.ladder import (
     load_ladder,
     save_ladder,
 )
+from tests.helpers import scored_game
 
 TRUE = {"random": 0.0, "weak": 250.0, "middle": 520.0, "strong": 800.0}
 
 
 def simulated(rng: random.Random, games: int = 60, first_move: float = 60.0,
-              draw: float = 0.2) -> list[Game]:
+              draw: float = 0.2) -> list[PlayedGame]:
     names = list(TRUE)
     out = []
     for i in range(len(names)):
@@ -35,7 +37,7 @@ def simulated(rng: random.Random, games: int = 60, first_move: float = 60.0,
                 first, second = (names[i], names[j]) if k % 2 == 0 else (names[j], names[i])
                 win, drawn, _ = probabilities(TRUE[first], TRUE[second], first_move, draw)
                 u = rng.random()
-                out.append(Game(first, second, 1.0 if u < win else 0.5 if u < win + drawn else 0.0))
+                out.append(scored_game(first, second, 1.0 if u < win else 0.5 if u < win + drawn else 0.0))
     return out
 
 
@@ -87,7 +89,7 @@ def test_a_fit_against_the_fixed_ladder(ladder: Ladder) -> None:
         win, drawn, _ = probabilities(ratings[first], ratings[second], ladder.first_move,
                                       ladder.draw)
         u = rng.random()
-        games.append(Game(first, second, 1.0 if u < win else 0.5 if u < win + drawn else 0.0))
+        games.append(scored_game(first, second, 1.0 if u < win else 0.5 if u < win + drawn else 0.0))
     result = fit(games, fixed=ladder.fixed(), first_move=ladder.first_move, draw=ladder.draw)
     low, high = result.interval("new")
     assert low <= 650.0 <= high
@@ -114,7 +116,7 @@ def test_the_check_of_a_fit_against_its_own_games() -> None:
 def test_a_pair_that_does_not_fit_is_named() -> None:
     games = simulated(random.Random(13), games=100)
     # "weak" beats "middle" far more often than the rest of its games allow
-    games += [Game("weak", "middle", 1.0), Game("middle", "weak", 0.0)] * 60
+    games += [scored_game("weak", "middle", 1.0), scored_game("middle", "weak", 0.0)] * 60
     result = fit(games)
     out = [c for c in check(result, games) if not c.inside]
     assert out, check_table(check(result, games))
@@ -127,7 +129,7 @@ def test_a_pair_that_does_not_fit_is_named() -> None:
 
 def test_the_shipped_ladder() -> None:
     if not LADDER_FILE.exists():
-        pytest.skip("no ladder shipped yet (python -m arena.ladder fit)")
+        pytest.skip("no ladder shipped yet (python -m arena.calibration fit)")
     ladder = load_ladder()
     assert GAMES_FILE.exists() and ladder.games_file == GAMES_FILE.name
     names = [r.name for r in ladder.rungs]

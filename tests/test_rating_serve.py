@@ -10,22 +10,26 @@ import pytest
 
 from ecosystems.players import parse_spec
 from localserver.bots import LADDER, bots_of_option, ladder_bots
-from localserver.store import LOST, WON, GameStore
+from localserver.store import GameStore
 from rating.ladder import LADDER_FILE, Ladder, Rung, load_ladder
 from tests.test_outside_server import client, served, stored_games
+from vocabulary import Ending, Outcome
 
 SMALL = Ladder(tuple(Rung(f"bot:{depth}", f"bot:{depth}", 300.0 * depth, 300.0 * depth - 50,
                           300.0 * depth + 50) for depth in range(1, 6)), 40.0, 0.1)
 
 
-def _play(db: Path, student: str, bot: str, outcome: str, *, first: str = "student") -> None:
+WON, LOST = Outcome.WIN, Outcome.LOSS
+
+
+def _play(db: Path, student: str, bot: str, outcome: Outcome, *, first: str = "student") -> None:
     """A finished game of ``student`` against ``bot`` in the server's database."""
     store = GameStore(str(db))
     try:
-        store.start(student, first, "", bot=bot)
+        store.start(student, first == "student", (), bot=bot)
         running = store.running(student)
         assert running is not None
-        store.finish(running, "3", outcome, 1.0 if outcome == WON else -1.0, "")
+        store.finish(running, running.ended([3], outcome, Ending.RULED, ""))
     finally:
         store.close()
 

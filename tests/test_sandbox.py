@@ -31,15 +31,16 @@ from pathlib import Path
 
 import pytest
 
-from arena.match import PlayedGame, play_game
+from arena.match import play_game
 from ecosystems.connectx import observation_of
+from engine.games import PlayedGame
 from engine.players import RandomPlayer
 from localserver.background import LocalCourseServer
-from outside import ConnectXPlayer, FaultKind, ProgramPlayer, sandbox, seccomp
+from outside import ConnectXPlayer, ProgramPlayer, sandbox, seccomp
 from outside.sandbox import Layers, Limits, system_layers
 from settings import UsageError
 from tests.helpers import gone, new_tag, tagged
-from vocabulary import Sandbox
+from vocabulary import Ending, Sandbox
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
@@ -116,7 +117,7 @@ def play(player: ConnectXPlayer | ProgramPlayer) -> PlayedGame:
 
 def lost_to_the_sandbox(record: PlayedGame, *words: str) -> None:
     assert record.winner == 1, record
-    assert record.reason == FaultKind.SANDBOX.value, record.detail
+    assert record.ending == Ending.SANDBOX.value, record.detail
     for word in words:
         assert word in record.detail, record.detail
     assert SECRET not in record.detail and IDS not in record.detail
@@ -130,7 +131,7 @@ def test_the_environment_holds_no_key_or_id(tmp_path: Path, mode: str) -> None:
         attempt("env", lambda: {k: v for k, v in os.environ.items() if "EDAP" in k or "nyckel" in v})
         attempt("all", lambda: sorted(os.environ))
     """)))
-    assert record.reason == FaultKind.ERROR.value  # nothing was denied: there was nothing
+    assert record.ending == Ending.ERROR.value  # nothing was denied: there was nothing
     assert "env: {}" in record.detail
     assert SECRET not in record.detail and IDS not in record.detail
     assert "EDAP01" not in record.detail
@@ -238,7 +239,7 @@ def test_a_program_in_bash_cannot_reach_loopback(tmp_path: Path, mode: str) -> N
             tcp.accept()
     finally:
         tcp.close()
-    assert record.reason in ("four", "full", FaultKind.ILLEGAL.value)  # it played on
+    assert record.ending in ("four", "full", Ending.ILLEGAL.value)  # it played on
 
 
 @pytest.mark.slow
@@ -302,7 +303,7 @@ def test_killing_the_opponent_fails_and_the_victim_is_not_blamed(tmp_path: Path,
     finally:
         victim.close()
         killer.close()
-    assert (record.winner, record.reason) == (0, FaultKind.SANDBOX.value), record.detail
+    assert (record.winner, record.ending) == (0, Ending.SANDBOX.value), record.detail
     assert "SIGKILL to process" in record.detail
 
 
@@ -325,7 +326,7 @@ def test_daemons_are_killed_at_the_end_of_the_game(tmp_path: Path, mode: str) ->
             return [c for c in range(7) if observation.board[c] == 0][0]
     """)
     record = play(player)
-    assert record.reason in ("four", "full") and len(record.moves) > 2
+    assert record.ending in ("four", "full") and len(record.moves) > 2
     assert gone(tagged(tag), 10) and not tagged(tag)
 
 
@@ -408,7 +409,7 @@ def test_a_forged_clock_is_charged_all_the_same(tmp_path: Path, mode: str) -> No
             real_sleep(1.2)
             return 3
     """, seconds=0.2, overage=0.5))
-    assert (record.winner, record.reason) == (1, FaultKind.LATE.value), record.detail
+    assert (record.winner, record.ending) == (1, Ending.LATE.value), record.detail
     assert record.forfeit_seconds is not None and record.forfeit_seconds >= 0.7
 
 
@@ -487,7 +488,7 @@ def test_an_agent_that_kills_itself_is_its_own_crash(tmp_path: Path) -> None:
         def agent(observation, configuration):
             os.kill(os.getpid(), signal.SIGKILL)
     """))
-    assert (record.winner, record.reason) == (1, FaultKind.CRASHED.value), record.detail
+    assert (record.winner, record.ending) == (1, Ending.CRASHED.value), record.detail
     if LAYERS.seccomp is seccomp.Mode.NOTIFY:
         assert "which it sent itself" in record.detail
 
@@ -501,7 +502,7 @@ def test_the_shipped_examples_still_play(tmp_path: Path, mode: str) -> None:
     line = ProgramPlayer(f"{PYTHON} {ROOT / 'examples' / 'line_engine.py'}", seconds=1.0)
     for first, second in ((example, line), (line, example)):
         record = play_game(first, second)
-        assert record.reason in ("four", "full"), record.detail
+        assert record.ending in ("four", "full"), record.detail
     example.close()
     line.close()
 
@@ -561,7 +562,7 @@ def test_agents_with_their_libraries_still_play(tmp_path: Path, name: str) -> No
     else:
         player = connectx(tmp_path, sources[name], seconds=5.0)
     record = play(player)
-    assert record.reason in ("four", "full"), record.detail
+    assert record.ending in ("four", "full"), record.detail
 
 
 # --- as an unprivileged user ----------------------------------------------------------------

@@ -2,11 +2,13 @@
 
 Every front end (the command line, the online log, the analysis board, pictures, the report)
 and every package below them use these values instead of bare strings, so one idea has one
-name and one way of being written; every command's exit code is an ``ExitStatus``.  This
+name and one way of being written; every game ends with an ``Ending``, every command's exit
+code is an ``ExitStatus``.  This
 package is a leaf: it imports nothing of the project.
 """
 
 from vocabulary.columns import column_label, columns_text, side_words, symbol
+from vocabulary.endings import Ending
 from vocabulary.exits import ExitStatus
 from vocabulary.names import (
     MODE_DESCRIPTIONS,
@@ -21,5 +23,6 @@ from vocabulary.names import (
 from vocabulary.proven import SCALE_NOTE, Proven, scale_note
 
 __all__ = ["MODE_DESCRIPTIONS", "OPPONENT_MODEL_DESCRIPTIONS", "SANDBOX_DESCRIPTIONS",
-           "SCALE_NOTE", "ExitStatus", "Mode", "OpponentModel", "Outcome", "Proven", "Sandbox", "Source",
-           "column_label", "columns_text", "scale_note", "side_words", "symbol"]
+           "SCALE_NOTE", "Ending", "ExitStatus", "Mode", "OpponentModel", "Outcome", "Proven",
+           "Sandbox", "Source", "column_label", "columns_text", "scale_note", "side_words",
+           "symbol"]

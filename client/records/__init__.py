@@ -13,12 +13,13 @@ game; ``Records.exclusive`` is the lock (``lock``) an online run holds from star
 
 The modules, one job each: ``schema`` (the tables, their values, the migration of an older
 file), ``lock``, ``masking``, ``writing`` (a game's states, each change one transaction),
-``reading`` (the games as values), ``record`` (``Records``, the file opened).
+``reading`` (the games as values: ``RecordedGame``, a row around an
+``engine.games.PlayedGame``), ``record`` (``Records``, the file opened).
 """
 
 from client.records.lock import RecordBusy
 from client.records.masking import masked_ids, player_hash
-from client.records.reading import RecordedGame, RecordedMove
+from client.records.reading import RecordedGame
 from client.records.record import Records
 from client.records.schema import (
     LOCAL,
@@ -46,7 +47,6 @@ __all__ = [
     "RecordBusy",
     "RecordError",
     "RecordedGame",
-    "RecordedMove",
     "Records",
     "masked_ids",
     "player_hash",

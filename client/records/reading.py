@@ -1,5 +1,5 @@
-"""Reading the record: its games as values (``RecordedGame``, ``RecordedMove``), the game to
-resume, the streak our record counts, the games of a review."""
+"""Reading the record: its games as values (``RecordedGame``, around the one played game), the
+game to resume, the streak our record counts, the games of a review."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from typing import Any
 
 from client.records.masking import player_hashes
 from client.records.schema import (
+    STATUS_ABANDONED,
     STATUS_FINISHED,
     STATUS_RUNNING,
     STATUS_STARTING,
@@ -19,48 +20,47 @@ from client.records.schema import (
     state_from_json,
 )
 from course.grid import Grid
-
-
-@dataclass(frozen=True, slots=True)
-class RecordedMove:
-    ply: int
-    side: str
-    column: int
-    confirmed: bool
-    seconds: float | None
-    depth: int | None
-    score: int | None
-    nodes: int | None
-    source: str | None
-    at: str
-    mode: str | None = None
+from course.protocol import course_result, result_ending, result_outcome
+from engine.games import PlayedGame, PlayedMove, winner_of
+from vocabulary import Ending
 
 
 @dataclass(frozen=True, slots=True)
 class RecordedGame:
+    """A game of the record: its row and the game.
+
+    ``kind`` is online or local, ``server`` where it was played, ``status`` how far the record
+    knows it (``client.records.writing``), ``last_state`` the latest board the server sent,
+    ``last_reply_at`` when the latest reply of the server was recorded (ISO 8601, UTC).  The
+    ``game`` is played by our ids (masked) and the opponent, ours on ``our_side`` (None until
+    the server said who starts); its moves are those the server confirmed, its detail the
+    record's note, and it has no ending while it is not finished.  ``pending`` is our move that
+    was sent and whose reply was never recorded, if any.
+    """
+
     id: int
     kind: str
     server: str
-    player_masked: str
-    opponent: str
     started_at: str
     finished_at: str | None
-    we_started: bool | None
     status: str
-    result: float | None
+    our_side: int | None
     last_state: Grid | None
-    note: str | None
-    moves: tuple[RecordedMove, ...]
+    last_reply: str
+    game: PlayedGame
+    pending: PlayedMove | None = None
 
     @property
-    def columns(self) -> list[int]:
-        """The confirmed moves' columns, in order (both sides)."""
-        return [m.column for m in self.moves if m.confirmed]
+    def we_started(self) -> bool | None:
+        return None if self.our_side is None else self.our_side == 0
 
     @property
-    def pending(self) -> RecordedMove | None:
-        """Our move that was sent and whose reply was never recorded, if any."""
-        return next((m for m in self.moves if not m.confirmed), None)
+    def result(self) -> float | None:
+        """The game's result for us in the course's terms (1, 0.5, -1, -10; None: no result)."""
+        if self.our_side is None or self.game.ending is None:
+            return None
+        outcome = self.game.outcome(self.our_side)
+        return None if outcome is None else course_result(outcome, self.game.ending)
 
     @property
     def last_reply_at(self) -> datetime:
@@ -69,8 +69,7 @@ class RecordedGame:
         The bot's moves are recorded as their replies arrive; before any, the game's start
         (a little before the server's reply to it: so the age is never underestimated).
         """
-        times = [m.at for m in self.moves if m.confirmed]
-        return datetime.fromisoformat(max(times) if times else self.started_at)
+        return datetime.fromisoformat(self.last_reply)
 
 
 class RecordReading:
@@ -132,26 +131,51 @@ class RecordReading:
                 "SELECT * FROM moves WHERE game_id = ? ORDER BY ply", (row["id"],)).fetchall()
         # A record of version 1, read without migrating it, has no mode column.
         has_mode = bool(rows) and "mode" in rows[0].keys()  # noqa: SIM118 (a Row's `in` reads values)
-        moves = tuple(
-            RecordedMove(
-                ply=m["ply"], side=m["side"], column=m["col"], confirmed=bool(m["confirmed"]),
-                seconds=m["seconds"], depth=m["depth"], score=m["score"], nodes=m["nodes"],
-                source=m["source"], at=m["at"], mode=m["mode"] if has_mode else None,
-            )
-            for m in rows
-        )
+        moves = [(bool(m["confirmed"]), PlayedMove(
+            m["ply"], m["col"], m["seconds"], depth=m["depth"], source=m["source"],
+            nodes=m["nodes"], mode=m["mode"] if has_mode else None)) for m in rows]
+        our_side = None if row["we_started"] is None else 0 if row["we_started"] else 1
+        names = (row["player_masked"], row["opponent"])
+        if our_side == 1:
+            names = names[::-1]
+        played = tuple(move for confirmed, move in moves if confirmed)
+        winner, ending = _end(row, our_side, played)
+        game = PlayedGame(names[0], names[1], played, winner, ending, row["note"] or "")
+        replies = [m["at"] for m in rows if m["confirmed"]]
         return RecordedGame(
             id=row["id"],
             kind=row["kind"],
             server=row["server"],
-            player_masked=row["player_masked"],
-            opponent=row["opponent"],
             started_at=row["started_at"],
             finished_at=row["finished_at"],
-            we_started=None if row["we_started"] is None else bool(row["we_started"]),
             status=row["status"],
-            result=row["result"],
+            our_side=our_side,
             last_state=state_from_json(row["last_state"]),
-            note=row["note"],
-            moves=moves,
+            last_reply=max(replies) if replies else row["started_at"],
+            game=game,
+            pending=next((move for confirmed, move in moves if not confirmed), None),
         )
+
+
+def _end(row: sqlite3.Row, our_side: int | None,
+         moves: tuple[PlayedMove, ...]) -> tuple[int | None, Ending | None]:
+    """The winner and the ending of a game's row: its ``ending`` column, or for a game of a
+    record of an earlier version, what its result and its board say (``result_ending``)."""
+    status = row["status"]
+    if status not in (STATUS_FINISHED, STATUS_ABANDONED):
+        return None, None
+    stored = row["ending"] if "ending" in row.keys() else None  # noqa: SIM118
+    if status == STATUS_ABANDONED:
+        ending = Ending(stored) if stored else Ending.ABANDONED
+        lost = our_side is not None and ending.has_result
+        return (1 - our_side if lost and our_side is not None else None), ending
+    if our_side is None or row["result"] is None:
+        return None, Ending(stored) if stored else None
+    winner = winner_of(our_side, result_outcome(float(row["result"])))
+    if stored:
+        return winner, Ending(stored)
+    four = PlayedGame("", "", moves, winner).won_on_board
+    return winner, result_ending(float(row["result"]), four=four)
+
+
+__all__ = ["RecordReading", "RecordedGame"]

@@ -1,5 +1,9 @@
 """The record file's layout: its tables, the values its columns take, its version, and how a
-file written by an earlier version of this program is brought up to it."""
+file written by an earlier version of this program is brought up to it.
+
+A game's end is kept in the course's terms (``result``: the server's number for us, the truth of
+an online game) and as its ``Ending`` (``ending``, since version 3: how it ended, which the
+number alone does not say of a game won by an opponent's fault)."""
 
 from __future__ import annotations
 
@@ -19,7 +23,7 @@ STATUS_STARTING, STATUS_RUNNING, STATUS_FINISHED, STATUS_STOPPED, STATUS_ABANDON
 US, THEM = "us", "them"
 
 # The layout of the record file (PRAGMA user_version); ``open_record`` migrates older ones.
-VERSION = 2
+VERSION = 3
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -35,7 +39,8 @@ CREATE TABLE IF NOT EXISTS games (
         CHECK (status IN ('starting', 'running', 'finished', 'stopped', 'abandoned')),
     result REAL,                   -- the server's result once finished: 1, 0.5, -1, -10
     last_state TEXT,               -- JSON: the latest board the server sent (row 0 at the top)
-    note TEXT
+    note TEXT,
+    ending TEXT                    -- how it ended (vocabulary.Ending; since version 3)
 );
 CREATE INDEX IF NOT EXISTS games_by_player ON games (kind, server, player, id);
 CREATE TABLE IF NOT EXISTS moves (
@@ -89,7 +94,9 @@ def _migrate(conn: sqlite3.Connection, path: Path, read_only: bool) -> None:
     """Bring a record written by an earlier version of this program up to ``VERSION``.
 
     Version 1 (no ``user_version``) had no ``moves.mode``: its moves keep a null mode (they
-    were played before the modes existed).  A record from a later version is refused.
+    were played before the modes existed).  Versions 1 and 2 had no ``games.ending``: their
+    games keep a null one, read from their result and board (``reading``).  A record from a
+    later version is refused.
     """
     version = int(conn.execute("PRAGMA user_version").fetchone()[0])
     if version > VERSION:
@@ -99,9 +106,12 @@ def _migrate(conn: sqlite3.Connection, path: Path, read_only: bool) -> None:
     if version == VERSION or read_only:
         return  # an older record is read as it is (its moves have no mode)
     columns = {row[1] for row in conn.execute("PRAGMA table_info(moves)")}
+    game_columns = {row[1] for row in conn.execute("PRAGMA table_info(games)")}
     with transaction(conn):
         if "mode" not in columns:
             conn.execute("ALTER TABLE moves ADD COLUMN mode TEXT")
+        if "ending" not in game_columns:
+            conn.execute("ALTER TABLE games ADD COLUMN ending TEXT")
         conn.execute(f"PRAGMA user_version = {VERSION}")
 
 

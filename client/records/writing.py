@@ -12,7 +12,8 @@ or a Ctrl-C the record tells exactly what is known:
   arrived, so whether the server played it is unknown (*in doubt*);
 - ``stopped``: the game was left in an unknown state (a desync, a refused move, an unreadable
   reply); ``note`` says why;
-- ``finished`` (with ``result``) or ``abandoned`` (the user started a new game over it).
+- ``finished`` (with ``result`` and its ``ending``) or ``abandoned`` (the user started a new
+  game over it, or left a local game).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from client.records.schema import (
 )
 from course.database import transaction
 from course.grid import Grid
+from vocabulary import Ending
 
 if TYPE_CHECKING:
     from engine import Decision
@@ -99,10 +101,13 @@ class RecordWriting:
         state: Grid,
         result: float,
         note: str | None = None,
+        *,
+        ending: Ending | None = None,
     ) -> None:
         """The checked reply to our move ``ply``: confirm it, add the bot's move and the board;
-        a reply that ends the game finishes it, with ``note`` (what the server said of its end,
-        and where our rules score it otherwise)."""
+        a reply that ends the game (``result``) finishes it, with ``note`` (what the server said
+        of its end, and where our rules score it otherwise) and its ``ending`` (None: read
+        from the result and the board, as for a game of an earlier version's record)."""
         with transaction(self.conn) as conn:
             conn.execute(
                 "UPDATE moves SET confirmed = 1, seconds = ? WHERE game_id = ? AND ply = ?",
@@ -117,8 +122,9 @@ class RecordWriting:
             if result:
                 conn.execute(
                     "UPDATE games SET last_state = ?, status = ?, result = ?, finished_at = ?,"
-                    " note = ? WHERE id = ?",
-                    (state_json(state), STATUS_FINISHED, result, _now(), note, game_id),
+                    " note = ?, ending = ? WHERE id = ?",
+                    (state_json(state), STATUS_FINISHED, result, _now(), note, _value(ending),
+                     game_id),
                 )
             else:
                 conn.execute(
@@ -142,36 +148,46 @@ class RecordWriting:
                 (game_id, ply, side, column, seconds, *_decision_fields(decision), _now()),
             )
 
-    def finish(self, game_id: int, result: float, note: str | None = None, state: Grid | None = None) -> None:
-        """The game is over with ``result`` (from our view); unconfirmed moves are dropped."""
+    def finish(self, game_id: int, result: float, note: str | None = None,
+               state: Grid | None = None, *, ending: Ending | None = None) -> None:
+        """The game is over with ``result`` (from our view, the course's number) and how it
+        ended (None: read from the result and the board); unconfirmed moves are dropped."""
         with transaction(self.conn) as conn:
             conn.execute("DELETE FROM moves WHERE game_id = ? AND confirmed = 0", (game_id,))
             conn.execute(
                 "UPDATE games SET status = ?, result = ?, finished_at = ?, note = ?,"
-                " last_state = COALESCE(?, last_state) WHERE id = ?",
+                " last_state = COALESCE(?, last_state), ending = ? WHERE id = ?",
                 (STATUS_FINISHED, result, _now(), note, state_json(state) if state else None,
-                 game_id),
+                 _value(ending), game_id),
             )
 
     def stop(self, game_id: int, note: str) -> None:
         """The game's state on the server is unknown from now on; ``note`` says why."""
         self._set_status(game_id, STATUS_STOPPED, note)
 
-    def abandon(self, game_id: int, note: str) -> None:
-        """The user gave the game up (a new game was started over it)."""
-        self._set_status(game_id, STATUS_ABANDONED, note, finished=True)
+    def abandon(self, game_id: int, note: str, ending: Ending = Ending.ABANDONED) -> None:
+        """The user gave the game up (a new game was started over it, a local game was left),
+        or it ended without a result (``Ending.STOPPED``: a local opponent stopped from outside
+        its sandbox)."""
+        self._set_status(game_id, STATUS_ABANDONED, note, finished=True, ending=ending)
 
     def discard(self, game_id: int) -> None:
         """Delete a game whose start never reached the server."""
         with transaction(self.conn) as conn:
             conn.execute("DELETE FROM games WHERE id = ? AND status = ?", (game_id, STATUS_STARTING))
 
-    def _set_status(self, game_id: int, status: str, note: str, *, finished: bool = False) -> None:
+    def _set_status(self, game_id: int, status: str, note: str, *, finished: bool = False,
+                    ending: Ending | None = None) -> None:
         with transaction(self.conn) as conn:
             conn.execute(
-                "UPDATE games SET status = ?, note = ?, finished_at = ? WHERE id = ?",
-                (status, note, _now() if finished else None, game_id),
+                "UPDATE games SET status = ?, note = ?, finished_at = ?, ending = ? WHERE id = ?",
+                (status, note, _now() if finished else None, _value(ending), game_id),
             )
+
+
+def _value(ending: Ending | None) -> str | None:
+    """``games.ending``: the ending's value, or null (read from the result and the board)."""
+    return None if ending is None else ending.value
 
 
 def _decision_fields(decision: Decision | None) -> tuple[Any, ...]:

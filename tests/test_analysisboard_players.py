@@ -19,10 +19,11 @@ import requests
 
 from analysisboard.opponents import Matches, TooManyGames, fault_words, listed_players
 from board import Board
-from outside import AgentFault, FaultKind
+from outside import AgentFault
 from settings import UsageError
-from tests.boardgames import running_board
+from tests.analysisboard_games import running_analysis_board
 from tests.helpers import gone, new_tag, tagged
+from vocabulary import Ending
 
 ENGINE = Path(__file__).resolve().parent / "data" / "outside" / "engine.py"
 TAG = new_tag()
@@ -43,7 +44,7 @@ def all_gone(timeout: float = 20.0) -> bool:
 def board(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     folder = tmp_path_factory.mktemp("players")
     matches = Matches(listed_players(PLAYERS))
-    with running_board(folder / "games.sqlite3", analysts=1, matches=matches) as url:
+    with running_analysis_board(folder / "games.sqlite3", analysts=1, matches=matches) as url:
         yield {"url": url, "matches": matches}
 
 
@@ -109,13 +110,13 @@ def test_a_whole_game_against_the_course_bot(board: dict[str, Any]) -> None:
 
 
 @pytest.mark.parametrize(("spec", "kind", "words"), [
-    (LATE, FaultKind.LATE, " s for a 0.3 s budget)"),
-    (CRASH, FaultKind.CRASHED, "status 3"),
-    (ILLEGAL, FaultKind.ILLEGAL, "(answered 9: out of range 1-7)"),
+    (LATE, Ending.LATE, " s for a 0.3 s budget)"),
+    (CRASH, Ending.CRASHED, "status 3"),
+    (ILLEGAL, Ending.ILLEGAL, "(answered 9: out of range 1-7)"),
 ])
 @pytest.mark.slow
 def test_a_misbehaving_program_loses_with_its_reason_and_its_process_ends(
-        board: dict[str, Any], spec: str, kind: FaultKind, words: str) -> None:
+        board: dict[str, Any], spec: str, kind: Ending, words: str) -> None:
     url, page = board["url"], f"fault-{kind.value}"
     first = move(url, moves="4", player=spec, seconds=0.5, page=page).json()
     assert first["fault"] is None  # it misbehaves in its second move
@@ -155,7 +156,7 @@ def test_our_engine_still_plays_in_its_modes(board: dict[str, Any]) -> None:
 
 @pytest.mark.slow
 def test_a_board_without_players_refuses_every_player(tmp_path: Path) -> None:
-    with running_board(tmp_path / "games.sqlite3", analysts=1) as url:
+    with running_analysis_board(tmp_path / "games.sqlite3", analysts=1) as url:
         assert requests.get(url + "api/players", timeout=30).json() == {"players": []}
         reply = move(url, moves="", player="bot:2", seconds=0.5, page="p")
         assert reply.status_code == 400 and "lists no players" in reply.json()["error"]
@@ -227,7 +228,7 @@ def test_a_connectx_file_plays_and_its_kaggle_fault_is_its_loss() -> None:
         assert answer["fault"] is None and answer["column"] in range(7)
         assert answer["kind"] == "connectx" and answer["budget"] == 0.5
         lost = matches.move("numpy", numpy, "44", Board.from_moves("44"), 0.5)
-        assert lost["fault"]["kind"] == FaultKind.NOT_A_COLUMN.value
+        assert lost["fault"]["kind"] == Ending.NOT_A_COLUMN.value
         assert lost["words"].startswith(f"{numpy} lost: not a column (returned numpy.int64")
         assert matches.games == 1  # the faulty one's game is over
     finally:
@@ -277,9 +278,9 @@ def test_a_bad_list_is_refused_in_one_line(text: str, message: str) -> None:
 
 
 def test_a_fault_in_words() -> None:
-    late = AgentFault(FaultKind.LATE, "no answer within its 0.5 s and the 0.5 s grace",
+    late = AgentFault(Ending.LATE, "no answer within its 0.5 s and the 0.5 s grace",
                       seconds=1.734)
     assert fault_words("program:x", late, 0.5) == "program:x lost: late (1.73 s for a 0.5 s budget)"
-    junk = AgentFault(FaultKind.NOT_A_COLUMN, "answered 'seven', not a column 1-7")
+    junk = AgentFault(Ending.NOT_A_COLUMN, "answered 'seven', not a column 1-7")
     assert fault_words("program:x", junk, 0.5) == (
         "program:x lost: not a column (answered 'seven', not a column 1-7)")

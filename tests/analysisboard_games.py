@@ -1,6 +1,6 @@
 """The analysis board under test: served on 127.0.0.1, and the games its review opens.
 
-``running_board`` serves the real app (real engines, book and solver) in a thread.
+``running_analysis_board`` serves the real app (real engines, book and solver) in a thread.
 ``record_online_game`` writes a game into a client record the way the online client does
 (``Records.begin``, ``started``, ``sent``, ``replied``); ``blundering_game`` makes a game in
 which our side keeps the outcome and then, at a chosen move, throws it away, so the review has
@@ -27,7 +27,7 @@ from solver.book import load_book
 
 
 @contextmanager
-def running_board(record: Path, server_db: Path | None = None, *,
+def running_analysis_board(record: Path, server_db: Path | None = None, *,
                   analysts: int = 2, matches: Matches | None = None) -> Iterator[str]:
     """The board's URL (ending in ``/``) while it serves (``matches``: the players of its
     ``--players`` and the games against them, ended when it stops)."""

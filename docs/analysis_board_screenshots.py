@@ -1,6 +1,6 @@
-"""Make the screenshots of docs/board.md: each view of the analysis board in headless chromium.
+"""Make the screenshots of docs/analysis-board.md: each view of the analysis board in headless chromium.
 
-    python docs/board_screenshots.py
+    python docs/analysis_board_screenshots.py
 
 Serves the board (as the tests do) with a record holding one game in which our side throws the
 outcome away at move 5, then takes the analysis view of a position, a game against the agent
@@ -24,7 +24,7 @@ from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 
 from client.records import Records  # noqa: E402
-from tests.boardgames import blundering_game, record_online_game, running_board  # noqa: E402
+from tests.analysisboard_games import blundering_game, record_online_game, running_analysis_board  # noqa: E402
 
 IMAGES = ROOT / "docs" / "images"
 POSITION = "4452266"  # one winning column, one drawing, the rest losing
@@ -51,7 +51,7 @@ def main() -> int:
                      "--disable-component-update", "--disable-sync", "--window-size=1366,768",
                      "--hide-scrollbars"):
             options.add_argument(flag)
-        with running_board(record) as url:
+        with running_analysis_board(record) as url:
             driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
             try:
                 driver.get(f"{url}?moves={POSITION}")

@@ -24,7 +24,7 @@ import requests
 
 from analysisboard.opponents import Matches, listed_players
 from client.records import Records
-from tests.boardgames import blundering_game, record_online_game, running_board
+from tests.analysisboard_games import blundering_game, record_online_game, running_analysis_board
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
@@ -59,7 +59,7 @@ def board(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     with Records(record) as records:
         game_id = record_online_game(records, columns, we_first=True)
     matches = Matches(listed_players(f"{PROGRAM},{ILLEGAL}"))
-    with running_board(record, matches=matches) as url:
+    with running_analysis_board(record, matches=matches) as url:
         yield {"url": url, "game_id": game_id, "columns": columns, "folder": folder}
 
 

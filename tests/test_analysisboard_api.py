@@ -21,7 +21,7 @@ from client.records import Records
 from course.grid import course_grid
 from solver import Solver
 from solver import result as pons_result
-from tests.boardgames import blundering_game, record_online_game, running_board
+from tests.analysisboard_games import blundering_game, record_online_game, running_analysis_board
 from tests.test_localserver_http import play_game
 
 PONS = Path(__file__).resolve().parent / "data" / "pons"
@@ -62,7 +62,7 @@ def games(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def url(games: dict[str, Any]) -> Iterator[str]:
-    with running_board(games["record"], games["server_db"]) as base:
+    with running_analysis_board(games["record"], games["server_db"]) as base:
         yield base
 
 
@@ -432,7 +432,7 @@ def test_a_game_of_the_local_server_and_a_game_of_the_page_can_be_reviewed(
 
 @pytest.mark.slow
 def test_the_server_games_cannot_be_opened_without_a_database(games: dict[str, Any]) -> None:
-    with running_board(games["record"], None, analysts=1) as base:
+    with running_analysis_board(games["record"], None, analysts=1) as base:
         listing = ok(base, "api/games")
         assert listing["sources"] == ["record"] and len(listing["games"]) == 4
         reply = get(base, "api/review", source="server", id="1")
@@ -443,7 +443,7 @@ def test_the_server_games_cannot_be_opened_without_a_database(games: dict[str, A
 def test_files_that_are_not_what_they_should_be_are_refused_not_served_as_errors(
         games: dict[str, Any], tmp_path: Path) -> None:
     # The record and the server's database swapped: each is a database, but not the one meant.
-    with running_board(games["server_db"], games["record"], analysts=1) as base:
+    with running_analysis_board(games["server_db"], games["record"], analysts=1) as base:
         for path, params in (("api/games", {}), ("api/review", {"source": "server", "id": "1"}),
                              ("api/review", {"source": "record", "id": "1"})):
             reply = get(base, path, **params)
@@ -451,7 +451,7 @@ def test_files_that_are_not_what_they_should_be_are_refused_not_served_as_errors
             assert "cannot be read" in reply.json()["error"]
     text = tmp_path / "notes.txt"
     text.write_text("not a database at all\n" * 100)
-    with running_board(text, text, analysts=1) as base:
+    with running_analysis_board(text, text, analysts=1) as base:
         for path, params in (("api/games", {}), ("api/review", {"source": "server", "id": "1"})):
             reply = get(base, path, **params)
             assert reply.status_code == 400 and "cannot be read" in reply.json()["error"]
@@ -468,7 +468,7 @@ def test_the_filters_see_every_game_and_the_list_says_how_many_matched(tmp_path:
     with sqlite3.connect(record) as conn:  # the oldest 100 games were played last winter
         conn.executemany("UPDATE games SET started_at = '2026-01-15T10:00:00.000+00:00' WHERE id = ?",
                          [(game_id,) for game_id in ids[:100]])
-    with running_board(record, analysts=1) as base:
+    with running_analysis_board(record, analysts=1) as base:
         listing = ok(base, "api/games")
         assert listing["total"] == MAX_LISTED + 30 and len(listing["games"]) == MAX_LISTED
         assert listing["games"][0]["id"] == ids[-1]  # newest first
@@ -481,7 +481,7 @@ def test_too_many_waiting_requests_are_told_at_once_that_the_board_is_busy(
         games: dict[str, Any]) -> None:
     from analysisboard.analysts import MAX_WAITING
 
-    with running_board(games["record"], analysts=1) as base:
+    with running_analysis_board(games["record"], analysts=1) as base:
         codes: list[int] = []
 
         def ask(page: str, seconds: float) -> None:

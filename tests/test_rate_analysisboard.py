@@ -105,7 +105,7 @@ def test_a_worst_move_link_opens_in_a_browser_at_that_move(url: str, run: Path) 
     from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.by import By
 
-    from tests.test_board_browser import CHROMEDRIVER, CHROMIUM, FLAGS, body_data, wait_for
+    from tests.test_analysisboard_browser import CHROMEDRIVER, CHROMIUM, FLAGS, body_data, wait_for
 
     worst = json.loads((run / "rate.json").read_text())["worst_moves"][0]
     link = url + worst["link"].split("/", 3)[3]  # the report's address, on this board's port

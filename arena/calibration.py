@@ -1,19 +1,19 @@
-"""The rating ladder's games: reference players of graded strength, played against their
+"""The rating ladder's calibration: reference players of graded strength, played against their
 neighbours on the ladder, fitted once into ``rating/data/ladder.json`` (``rating``'s Elo-like
 scale, ``random`` = 0); and other players placed on that ladder against its fixed ratings.
 
-``python -m arena.ladder play`` plays the ladder's games: each rung against the next
+``python -m arena.calibration play`` plays the ladder's games: each rung against the next
 ``--distance`` rungs of ``RUNGS`` (in the order of a first fit: adjacent and next-adjacent
 rungs, and one more), ``--games`` per pairing, in pairs of games that share a
 random opening of ``--opening-plies`` plies, once with each rung first.  The games go through
 the tournament machinery (``arena.tournament.play_task`` in the ``batch`` executor: this
 process, ``--workers K`` local processes or a Dask cluster, ``--scheduler ADDRESS``), and each
 finished game is appended to the work file ``rating/data/ladder-work.jsonl``: stopped and run
-again, the same command plays only the games missing.  ``python -m arena.ladder fit`` fits the
+again, the same command plays only the games missing.  ``python -m arena.calibration fit`` fits the
 games (``rating.fit``), writes ``rating/data/ladder.json`` and the games as
 ``rating/data/ladder-games.jsonl.gz``, and prints the check of every pair (``rating.check``).
 
-``python -m arena.ladder place SPEC...`` rates other players (ours) against the ladder: each
+``python -m arena.calibration place SPEC...`` rates other players (ours) against the ladder: each
 plays, in rounds, the rungs nearest its current estimate (a new player starts at the middle
 rung), and is fitted with the ladder's ratings, first-move and draw terms held fixed.  Its
 games go to a work file of their own (``--work``), resumable the same way.
@@ -27,6 +27,7 @@ OpenSpiel's MCTS (1,000 simulations).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import datetime
 import gzip
 import json
@@ -39,7 +40,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena.match import PlayedGame
 from arena.tournament import (
     GameTask,
     TournamentGame,
@@ -51,10 +51,11 @@ from arena.tournament import (
 )
 from batch import announce_stopping, open_executor
 from batch.lines import append_lines, read_lines
-from board import Board, moves_to_string
+from board import Board, moves_from_string
 from commandline import add_executor_arguments
 from ecosystems.players import parse_spec
-from rating.fit import Fit, Game, RatingError, fit
+from engine.games import PlayedGame, PlayedMove
+from rating.fit import Fit, RatingError, fit
 from rating.ladder import (
     DATA,
     GAMES_FILE,
@@ -67,7 +68,7 @@ from rating.ladder import (
 )
 from settings import UsageError
 from terminal import progress
-from vocabulary import ExitStatus
+from vocabulary import Ending, ExitStatus
 
 # The time per move of the perfect rungs, in CPU seconds of the worker (the spec's ``cpu``):
 # strongest mode answers from the book and the solver in a few milliseconds almost everywhere,
@@ -155,33 +156,44 @@ def ladder_tasks(plan: LadderPlan) -> list[GameTask]:
     return tasks
 
 
-def score_of(record: PlayedGame) -> float:
-    """The first player's score: 1 a win, 0.5 a draw, 0 a loss."""
-    return 0.5 if record.winner is None else 1.0 - record.winner
-
-
 def game_line(plan: LadderPlan, outcome: TournamentGame) -> dict[str, Any]:
-    """One game as a line of the work and games files (names are the rungs')."""
+    """One game as a line of the work and games files: its index, the game named by the rungs'
+    names (``PlayedGame.to_dict`` without the moves' figures: its move string), and each
+    side's mean seconds a move and share of a core."""
     task, record = outcome.task, outcome.record
     seconds, cpu = [], []
     for side in (0, 1):
         moves = [m for m in record.moves if m.side == side]
-        wall = sum(m.seconds for m in moves)
+        wall = sum(m.seconds or 0.0 for m in moves)
         seconds.append(round(wall / len(moves), 4) if moves else None)
         # the share of a core the player had while it thought (the machine is shared)
         used = sum(m.cpu_seconds or 0.0 for m in moves)
         cpu.append(round(used / wall, 3) if wall > 0 else None)
-    return {"game": task.index, "first": plan.names[task.first],
-            "second": plan.names[task.second], "score": score_of(record),
-            "reason": record.reason, "detail": record.detail,
-            "opening": moves_to_string(task.opening) if task.opening else "",
-            "moves": moves_to_string(record.columns), "seconds": seconds, "cpu": cpu}
+    named = dataclasses.replace(record, first=plan.names[task.first],
+                                second=plan.names[task.second])
+    return {"game": task.index, **named.to_dict(moves=False), "seconds": seconds, "cpu": cpu}
 
 
-def games_of(lines: Iterator[dict[str, Any]]) -> list[Game]:
-    """The results of game lines (``game_line``)."""
-    return [Game(str(line["first"]), str(line["second"]), float(line["score"]))
-            for line in lines if "score" in line]
+def ladder_game(line: dict[str, Any]) -> PlayedGame:
+    """The game of a line of ``game_line``, or of the lines of earlier versions (the shipped
+    games file's): the first player's ``score`` for the winner, the ``reason`` for the ending,
+    the opening and the players' moves as move strings."""
+    if "winner" in line:
+        return PlayedGame.from_dict(line)
+    score = float(line["score"])
+    opening = moves_from_string(str(line.get("opening", "")))
+    moves = tuple(PlayedMove(ply, column) for ply, column in
+                  enumerate(moves_from_string(str(line.get("moves", ""))),
+                            start=len(opening) + 1))
+    winner = None if score == 0.5 else 0 if score == 1.0 else 1
+    return PlayedGame(str(line["first"]), str(line["second"]), moves, winner,
+                      Ending(line.get("reason", Ending.FOUR)), str(line.get("detail", "")),
+                      opening)
+
+
+def games_of(lines: Iterator[dict[str, Any]]) -> list[PlayedGame]:
+    """The games of game lines (``game_line``)."""
+    return [ladder_game(line) for line in lines if "winner" in line or "score" in line]
 
 
 def read_games_file(path: Path) -> list[dict[str, Any]]:
@@ -268,7 +280,7 @@ def ladder_lines(work: Path = WORK_FILE, games_file: Path = GAMES_FILE) -> list[
 
 
 def fit_ladder(lines: Sequence[dict[str, Any]], rungs: Sequence[tuple[str, str]] = RUNGS,
-               notes: Sequence[str] = ()) -> tuple[Ladder, Fit, list[Game]]:
+               notes: Sequence[str] = ()) -> tuple[Ladder, Fit, list[PlayedGame]]:
     """The ladder fitted to game lines (``fit`` over every game, ``random`` = 0)."""
     games = games_of(iter(lines))
     result = fit(games)
@@ -287,17 +299,19 @@ def ladder_from_fit_here(result: Fit, specs: dict[str, str], *, games: int,
 
 def write_games_file(lines: Sequence[dict[str, Any]], path: Path = GAMES_FILE) -> None:
     """The games as gzip'd JSON lines (no timestamp in the header: the same games, the same
-    bytes)."""
+    bytes), each written as ``game_line`` writes one (a line of an earlier version too)."""
     with open(path, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as handle:
         for line in lines:
-            handle.write((json.dumps(line) + "\n").encode())
+            game = {"game": line["game"], **ladder_game(line).to_dict(moves=False)}
+            extra = {key: line[key] for key in ("seconds", "cpu", "round") if key in line}
+            handle.write((json.dumps({**game, **extra}) + "\n").encode())
 
 
 def fit_command(work: Path, *, dry_run: bool = False, out: Path = LADDER_FILE) -> int:
     """Fit the ladder's games; unless ``dry_run``, write ladder.json and the games file."""
     lines = ladder_lines(work)
     if not lines:
-        raise UsageError(f"no ladder games in {work} or {GAMES_FILE}: run `python -m arena.ladder"
+        raise UsageError(f"no ladder games in {work} or {GAMES_FILE}: run `python -m arena.calibration"
                          " play` first")
     header = next(read_lines(work), {})
     notes = []
@@ -444,10 +458,11 @@ def placement_table(ladder: Ladder, names: Sequence[str], lines: Sequence[dict[s
         below = [r.name for r in ladder.rungs if r.rating <= rating]
         above = [r.name for r in ladder.rungs if r.rating > rating]
         between = f"{below[-1] if below else '-'} .. {above[0] if above else '-'}"
-        own = [line for line in lines if name in (line["first"], line["second"])]
-        score = sum(line["score"] if line["first"] == name else 1 - line["score"] for line in own)
-        shares = [line["cpu"][0 if line["first"] == name else 1] for line in own
-                  if line.get("cpu") and line["cpu"][0 if line["first"] == name else 1] is not None]
+        own = [(line, ladder_game(line)) for line in lines]
+        own = [(line, game) for line, game in own if name in (game.first, game.second)]
+        score = sum(game.points(0 if game.first == name else 1) or 0.0 for _, game in own)
+        shares = [line["cpu"][0 if game.first == name else 1] for line, game in own
+                  if line.get("cpu") and line["cpu"][0 if game.first == name else 1] is not None]
         share = f"{sum(shares) / len(shares):.0%}" if shares else ""
         bound = {"above": "above ", "below": "below "}.get(result.bounded.get(name, ""), "")
         rows.append(f"| {name} | {bound}{rating:.0f} | {low:.0f} to {high:.0f} | {between} |"
@@ -458,7 +473,7 @@ def placement_table(ladder: Ladder, names: Sequence[str], lines: Sequence[dict[s
 def place_command(args: argparse.Namespace) -> int:
     ladder = load_ladder(args.ladder)
     work = LadderWork(args.work)
-    command = " ".join(["python -m arena.ladder place", *args.players])
+    command = " ".join(["python -m arena.calibration place", *args.players])
     if args.no_play:
         lines = work.lines()
     else:
@@ -478,15 +493,17 @@ def against_openings(lines: Sequence[dict[str, Any]]) -> dict[str, Counter[str]]
 
     book = load_book()
     counts: dict[str, Counter[str]] = {}
-    for line in lines:
-        entry = book.lookup(Board.from_moves(line["opening"]))
+    for game in games_of(iter(lines)):
+        entry = book.lookup(Board.from_moves(game.opening, one_based=False))
         if entry is None:
             continue
-        for side, name in ((0, line["first"]), (1, line["second"])):
+        for side in (0, 1):
             value = entry.score if side == 0 else -entry.score
-            got = line["score"] if side == 0 else 1 - line["score"]
+            got = game.points(side)
+            if got is None:
+                continue
             exact = 1.0 if value > 0 else 0.5 if value == 0 else 0.0
-            tally = counts.setdefault(name, Counter())
+            tally = counts.setdefault(game.name(side), Counter())
             tally["games"] += 1
             tally["below"] += got < exact
             tally["above"] += got > exact
@@ -506,7 +523,7 @@ def openings_table(lines: Sequence[dict[str, Any]]) -> str:
 # --- the command -------------------------------------------------------------------------------
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m arena.ladder", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m arena.calibration", description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
     play_parser = commands.add_parser("play", help="play the ladder's games (resumable)")
     play_parser.add_argument("--games", type=int, default=DEFAULT_GAMES,
@@ -551,7 +568,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 raise UsageError(f"--distance must be at least 1, not {args.distance}")
             pairings = neighbour_pairings(len(RUNGS), args.distance)
             plan = make_ladder_plan(RUNGS, pairings, args.games, args.seed, args.opening_plies)
-            command = " ".join(["python -m arena.ladder", *(argv or sys.argv[1:])])
+            command = " ".join(["python -m arena.calibration", *(argv or sys.argv[1:])])
             played = play(plan, LadderWork(args.work), command, args.workers, args.scheduler)
             print(f"{played} games played; {len(LadderWork(args.work).lines())} in {args.work}",
                   file=sys.stderr)

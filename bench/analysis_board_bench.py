@@ -1,6 +1,6 @@
 """The analysis board's targets, measured on the real server (``agent.py board`` in a process).
 
-    python bench/board_bench.py [--positions 300] [--loads 20] [--games 5] [--seed 1]
+    python bench/analysis_board_bench.py [--positions 300] [--loads 20] [--games 5] [--seed 1]
                                 [--json FILE]
 
 1. **Page load**: the page, its script and style loaded in headless chromium (Selenium, as the
@@ -171,7 +171,7 @@ def long_games(rng: random.Random, count: int, plies: int = 40) -> list[str]:
             if len(moves) < 4:
                 col = rng.choice(board.legal_moves())
             else:
-                col = engine.choose(board, Limit(float("inf"), depth=6)).column
+                col = engine.decide(board, Limit(float("inf"), depth=6)).column
             board = board.play(col)
             moves.append(col)
         if len(moves) >= plies:
