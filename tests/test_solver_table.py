@@ -69,7 +69,7 @@ def test_a_solver_holds_no_table_until_its_first_search() -> None:
     assert solver.losing_columns(Board.from_moves("4444")) == set()  # nothing proven yet
     engine = Engine(AgentSettings(mode=Mode.STRONGEST))
     engine.warm_up()
-    decision = engine.choose(Board.from_moves("44"), Limit(engine.clock() + 5))
+    decision = engine.decide(Board.from_moves("44"), Limit(engine.clock() + 5))
     assert engine.solver is not None and not engine.solver.table.allocated
     assert 0 <= decision.column < 7
     board = Board.from_moves("4642332434166445")  # Pons' Middle-Medium, score -2
