@@ -18,33 +18,28 @@ import threading
 import webbrowser
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from analysisboard.analysts import Analysts
-from analysisboard.diagram import FORMATS, draw
-from analysisboard.games import RATED_GAMES, GameFiles
 from analysisboard.params import MAX_SECONDS, MIN_SECONDS
-from analysisboard.verdicts import columns_part
-from board import Board, IllegalMove
 from commandline import Command, Context, flag, moves_argument, option, seconds, whole
-from settings import AnalysisBoardSettings, Settings, UsageError, config_relative, revised
-from solver import Solver
-from solver.book import load_book
+from settings import UsageError, shipped
 from vocabulary import ExitStatus
+
+if TYPE_CHECKING:
+    from analysisboard.games import GameFiles
+    from settings import AnalysisBoardSettings, Settings
 
 FLAGS = {"host": "--host", "port": "--port", "db": "--db"}
 DEFAULT_IMAGE_SECONDS = 2.0
-
-
-SHIPPED = AnalysisBoardSettings()
 
 
 @dataclass(frozen=True)
 class AnalysisBoardOptions:
     """``agent.py board``'s options: each overrides its key of ``[board]``."""
 
-    host: str | None = option("--host", help=f"address to listen on (default {SHIPPED.host})")
+    host: str | None = option("--host", help=f"address to listen on (default {shipped.BOARD_HOST})")
     port: int | None = option("--port", type=whole(0, 65535),
-                              help=f"port (default {SHIPPED.port}; 0 = any free one)")
+                              help=f"port (default {shipped.BOARD_PORT}; 0 = any free one)")
     db: str | None = option("--db", metavar="PATH",
                             help="a local server's database whose games the review lists too")
     rated: str | None = option("--rated", metavar="DIR",
@@ -78,6 +73,9 @@ def board_settings(options: AnalysisBoardOptions, settings: Settings, config: st
     """``[board]`` with the flags applied, and the game files the review reads: the record of
     ``[record]`` (relative to the config file), the server database of ``--db`` (relative to
     the working directory) or ``board.db`` (relative to the config file)."""
+    from analysisboard.games import RATED_GAMES, GameFiles
+    from settings import config_relative, revised
+
     flags = {key: getattr(options, key) for key in FLAGS if getattr(options, key) is not None}
     chosen = revised(settings.board, flags, names=FLAGS)
     record = config_relative(settings.record.path, config)
@@ -110,6 +108,7 @@ def has_display() -> bool:
 def analysis_board_command(options: AnalysisBoardOptions, context: Context) -> ExitStatus:
     import uvicorn
 
+    from analysisboard.analysts import Analysts
     from analysisboard.app import create_app
     from analysisboard.opponents import Matches, listed_players
     from ecosystems.players import announce_sandbox
@@ -154,6 +153,8 @@ def analysis_board_command(options: AnalysisBoardOptions, context: Context) -> E
 
 def image_format(path: Path) -> str:
     """The picture format an ``--out`` file's name asks for."""
+    from analysisboard.diagram import FORMATS
+
     fmt = path.suffix.lower().lstrip(".")
     if fmt not in FORMATS:
         raise UsageError(f"--out {path}: the file name must end in .svg or .png")
@@ -161,6 +162,12 @@ def image_format(path: Path) -> str:
 
 
 def board_image_command(options: BoardImageOptions, context: Context) -> ExitStatus:
+    from analysisboard.diagram import draw
+    from analysisboard.verdicts import columns_part
+    from board import Board, IllegalMove
+    from solver import Solver
+    from solver.book import load_book
+
     out = Path(options.out)
     fmt = image_format(out)
     moves = options.moves.strip()

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import math
 import re
+from typing import TYPE_CHECKING
 
-from board import Board, BoardError
 from vocabulary import Mode
+
+if TYPE_CHECKING:
+    from board import Board
 
 MIN_SECONDS, MAX_SECONDS = 0.05, 10.0
 DEFAULT_SECONDS = 1.0
@@ -32,6 +35,8 @@ def _short(text: str) -> str:
 def position(moves: str | None, *, playable: bool = True) -> tuple[str, Board]:
     """The move string (Pons' notation, 1-based columns; none: the empty board) and its board;
     with ``playable``, a finished game is refused (there is nothing to analyse or play)."""
+    from board import Board, BoardError  # the API reads a position: the compiled board
+
     text = (moves or "").strip()
     if len(text) > MAX_TEXT:
         raise BadRequest(f"moves is {len(text)} characters long; a game has at most 42 moves.")

@@ -1,4 +1,9 @@
-"""``agent.py tournament`` and ``agent.py play``: matches between agents, and a person against ours."""
+"""``agent.py tournament``, ``sprt`` and ``play``: matches between agents, a sequential test of
+one against another, and a person against ours.
+
+Declarations at the top; the handlers import the games' machinery (the engine, the executor,
+the plots) when they run, so that ``--help`` loads no compiled code.
+"""
 
 from __future__ import annotations
 
@@ -12,23 +17,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from rich.markup import escape
-
-from arena.human import HumanPlayer, disc, render_board
-from arena.match import GameAbandoned, play_game
-from arena.report import print_report, write_report
-from arena.results import summarize
-from arena.tournament import (
-    TournamentGame,
-    TournamentPlan,
-    make_plan,
-    run_tournament,
-    uneven_starts_warning,
-    worker_count,
-)
-from arena.work import GAMES_WORK, TournamentWork
-from batch import announce_stopping, open_executor
-from board import Board
 from commandline import (
     Command,
     Context,
@@ -46,22 +34,15 @@ from commandline import (
     writable_folder,
 )
 from ecosystems.players import SPEC_HELP, parse_spec, sandbox_layers, split_specs
-from engine.games import PlayedGame, PlayedMove
-from engine.overrides import with_mode
-from engine.players import OursPlayer
-from rating.sprt import (
-    DEFAULT_ALPHA,
-    DEFAULT_BETA,
-    DEFAULT_ELO0,
-    DEFAULT_ELO1,
-    Model,
-)
-from settings import AgentSettings, SolverSettings, UsageError
-from terminal import live_line, progress
+from rating.sprt_params import DEFAULT_ALPHA, DEFAULT_BETA, DEFAULT_ELO0, DEFAULT_ELO1, Model
+from settings import UsageError
 from vocabulary import Ending, ExitStatus, Mode, Sandbox, column_label
 
 if TYPE_CHECKING:
     from arena.sprt import PlayedPair, SprtRun
+    from arena.tournament import TournamentGame, TournamentPlan
+    from engine.games import PlayedGame
+    from settings import AgentSettings, SolverSettings
 
 def seed_option() -> Any:
     """``--seed X`` of a run of games."""
@@ -113,6 +94,13 @@ class TournamentOptions:
 
 
 def tournament_command(options: TournamentOptions, context: Context) -> int:
+    from arena.report import print_report, write_report
+    from arena.results import summarize
+    from arena.tournament import make_plan, run_tournament, uneven_starts_warning, worker_count
+    from arena.work import GAMES_WORK, TournamentWork
+    from batch import announce_stopping, open_executor
+    from terminal import progress
+
     settings = context.settings
     # The one place a tournament's time is read: an ``ours`` without one plays --time, else
     # the configured time per move, and carries it in its spec to the workers.
@@ -259,7 +247,10 @@ class SprtOptions:
 def sprt_command(options: SprtOptions, context: Context) -> int:
     from arena.openings import load_openings
     from arena.sprt import SprtFolder, make_sprt_plan, play_on, start_run
+    from arena.tournament import worker_count
+    from batch import announce_stopping, open_executor
     from rating.sprt import Sprt, SprtError
+    from terminal import live_line
 
     settings = context.settings
     seconds = settings.agent.seconds_per_move if options.time is None else options.time
@@ -374,6 +365,8 @@ class PlayOptions:
 
 
 def play_command(options: PlayOptions, context: Context) -> int:
+    from engine.overrides import with_mode
+
     settings = context.settings
     agent = with_mode(settings.agent, options.mode)
     seconds = agent.seconds_per_move if options.time is None else options.time
@@ -390,6 +383,12 @@ def play_terminal(agent: AgentSettings, *, seconds: float, human_first: bool, st
     ``seconds`` is the agent's time per move.
     Returns 0 when the game ends or the person quits (``q`` or end of input), 130 on Ctrl-C.
     """
+    from arena.human import HumanPlayer, disc
+    from arena.match import GameAbandoned, play_game
+    from board import Board
+    from engine.games import PlayedMove
+    from engine.players import OursPlayer
+
     human = HumanPlayer(stdin, stdout, colour)
 
     def say(markup: str = "") -> None:
@@ -431,6 +430,10 @@ def play_terminal(agent: AgentSettings, *, seconds: float, human_first: bool, st
 
 
 def _announce(record: PlayedGame, human_first: bool, say: Callable[..., None]) -> None:
+    from rich.markup import escape
+
+    from arena.human import render_board
+
     last = record.moves[-1].column if record.moves else None
     say()
     say(render_board(record.board, last=last))

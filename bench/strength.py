@@ -46,7 +46,7 @@ from arena.tournament import (  # noqa: E402
 )
 from batch import open_executor  # noqa: E402
 from ecosystems.players import parse_spec  # noqa: E402
-from engine.players import check_seconds  # noqa: E402
+from engine.specs import check_seconds  # noqa: E402
 from settings import ConfigError, Settings, UsageError, load_settings  # noqa: E402
 from terminal import progress  # noqa: E402
 

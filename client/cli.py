@@ -2,7 +2,8 @@
 
 The work is in functions that take their parts (``run_online`` takes a ``CourseServer``, an
 engine and a record), so the tests drive them with the local server; the ``*_command``
-functions read the settings and build the real parts.
+functions read the settings and build the real parts, importing them when they run (so that
+``--help`` loads no compiled code).
 """
 
 from __future__ import annotations
@@ -12,14 +13,8 @@ import sys
 from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
-from client.game import Decider, Output, move_budget
-from client.interrupt import GameInterrupts
-from client.localgame import CourseEnv, play_local_game
-from client.online import SurvivingOutput, exit_code, run_closing_line, run_online
-from client.outcome import OurGame, move_string_line, plural, slowest_move, tally
-from client.records import Records, masked_ids
 from commandline import (
     Command,
     Context,
@@ -30,21 +25,17 @@ from commandline import (
     time_option,
     whole,
 )
-from course.ids import stil_ids_problem
-from course.protocol import RESULT_NAMES, Stats
-from ecosystems.players import SPEC_HELP, announce_sandbox, parse_player
-from engine.overrides import opponent_model, with_mode
-from engine.players import Player
-from settings import (
-    ConfigError,
-    Settings,
-    config_relative,
-    default_config_path,
-    mask_secret,
-    require_credentials,
-)
-from terminal import stdout_to_devnull
+from ecosystems.players import SPEC_HELP
+from settings import ConfigError, mask_secret, require_credentials
 from vocabulary import ExitStatus, Mode, OpponentModel
+
+if TYPE_CHECKING:
+    from client.game import Decider, Output
+    from client.outcome import OurGame
+    from client.records import Records
+    from course.protocol import Stats
+    from engine.players import Player
+    from settings import Settings
 
 
 def records_path(settings: Settings, config: str | None) -> Path:
@@ -53,10 +44,14 @@ def records_path(settings: Settings, config: str | None) -> Path:
     So the same file is found whatever folder the command runs from, which the resume of a
     running game depends on.
     """
+    from settings import config_relative
+
     return config_relative(settings.record.path, config)
 
 
 def _config_name(config: str | None) -> str:
+    from settings import default_config_path
+
     return str(Path(config)) if config else str(default_config_path())
 
 
@@ -66,6 +61,8 @@ def _config_name(config: str | None) -> str:
 def _credentials(settings: Settings, config: str | None) -> None:
     """Stop before anything is sent while the key or an id is a placeholder or not an id the
     server takes (``course.ids``)."""
+    from course.ids import stil_ids_problem
+
     require_credentials(settings.server, _config_name(config))
     problem = stil_ids_problem(settings.server.stil_ids)
     if problem is not None:
@@ -79,8 +76,14 @@ def online_command(options: OnlineOptions, context: Context) -> ExitStatus:
     _credentials(settings, context.config)
     games = options.games if options.games is not None else (None if options.until_streak else 1)
 
+    from client.game import move_budget
     from client.http import HttpCourseServer
+    from client.interrupt import GameInterrupts
+    from client.online import SurvivingOutput, exit_code, run_closing_line, run_online
+    from client.records import Records, masked_ids
     from engine import Engine  # loads the compiled search
+    from engine.overrides import opponent_model, with_mode
+    from terminal import stdout_to_devnull
 
     server = HttpCourseServer(settings.server, url=options.server)
     agent = with_mode(settings.agent, options.mode)
@@ -123,6 +126,7 @@ def stats_command(options: StatsOptions, context: Context) -> ExitStatus:
     settings = context.settings
     _credentials(settings, context.config)
     from client.http import HttpCourseServer
+    from client.records import masked_ids
 
     with closing(HttpCourseServer(settings.server, url=options.server)) as server:
         stats = server.stats()
@@ -148,6 +152,9 @@ def run_local(
 
     ``first`` is ``me``, ``them`` or ``random`` (drawn for each game).
     """
+    from client.localgame import CourseEnv, play_local_game
+    from client.outcome import move_string_line, plural, slowest_move, tally
+    from course.protocol import RESULT_NAMES
     from gym_connect_four import ENV_ID, gym
 
     rng = rng or random.Random()
@@ -174,6 +181,10 @@ def run_local(
 
 
 def local_command(options: LocalOptions, context: Context) -> ExitStatus:
+    from client.records import Records
+    from ecosystems.players import announce_sandbox, parse_player
+    from engine.overrides import opponent_model, with_mode
+
     settings = context.settings
     agent = with_mode(settings.agent, options.mode)
     model = opponent_model(agent, options.opponent_model)

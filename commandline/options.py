@@ -14,7 +14,7 @@ import argparse
 from dataclasses import dataclass, field
 from typing import Any
 
-from settings import AgentSettings
+from settings import shipped
 from timecontrol import seconds_problem
 from vocabulary import (
     MODE_DESCRIPTIONS,
@@ -84,15 +84,11 @@ def whole(low: int, high: int | None = None) -> Any:
     return parse
 
 
-def _shipped(name: str) -> Any:
-    return AgentSettings.model_fields[name].default
-
-
 def time_option(default: str | None = None, *, what: str = "thinking time per move") -> Any:
     """``--time SECONDS``; ``default`` says what is used without it (None: the configured time
     per move, with its shipped value)."""
     if default is None:
-        default = f"agent.seconds_per_move in the config, {_shipped('seconds_per_move'):g} as shipped"
+        default = f"agent.seconds_per_move in the config, {shipped.SECONDS_PER_MOVE:g} as shipped"
     return option("--time", type=seconds, metavar="SECONDS",
                   help=f"{what}, counted from when the search starts (default: {default})")
 
@@ -101,7 +97,7 @@ def mode_option() -> Any:
     """``--mode course|strongest``."""
     described = "; ".join(f"{mode}: {text}" for mode, text in MODE_DESCRIPTIONS.items())
     return option("--mode", type=Mode, choices=list(Mode),
-                  help=f"{described} (default: agent.mode in the config, {_shipped('mode')} as"
+                  help=f"{described} (default: agent.mode in the config, {shipped.MODE} as"
                        " shipped)")
 
 

@@ -7,11 +7,14 @@ import dataclasses
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Generic, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, NoReturn, TypeVar
 
 from commandline.options import Arg, scheduler_option, workers_option
-from settings import CONFIG_ENV, CONFIG_NAME, Settings, default_config_path
+from settings import CONFIG_ENV, CONFIG_NAME
 from vocabulary import ExitStatus
+
+if TYPE_CHECKING:
+    from settings import Settings
 
 Options = TypeVar("Options")
 
@@ -30,6 +33,8 @@ class Context:
     @property
     def config_name(self) -> str:
         """The settings file's name, for messages."""
+        from settings import default_config_path
+
         return str(Path(self.config)) if self.config else str(default_config_path())
 
 

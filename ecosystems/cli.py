@@ -5,10 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from commandline import Command, Context, mode_option, option, time_option, writable_folder
-from ecosystems.connectx import SAFETY_MARGIN
-from ecosystems.submission import ARCHIVE, BOOK_LIMIT, REQUIRES, write_submission
-from engine.overrides import with_mode
-from solver.book import DEFAULT_BOOK_PATH, load_book
 from vocabulary import ExitStatus, Mode
 
 
@@ -18,11 +14,16 @@ class KaggleOptions:
 
     out: str = option("--out", required=True, metavar="DIR", help="write submission.tar.gz here")
     mode: Mode | None = mode_option()
-    time: float | None = time_option(f"ConnectX's actTimeout less {SAFETY_MARGIN:g} s",
+    time: float | None = time_option("ConnectX's actTimeout less a safety margin",
                                      what="thinking time per move at most")
 
 
 def kaggle_command(options: KaggleOptions, context: Context) -> ExitStatus:
+    from ecosystems.connectx import SAFETY_MARGIN
+    from ecosystems.submission import ARCHIVE, BOOK_LIMIT, REQUIRES, write_submission
+    from engine.overrides import with_mode
+    from solver.book import DEFAULT_BOOK_PATH, load_book
+
     settings = context.settings
     agent = with_mode(settings.agent, options.mode)
     out = writable_folder(options.out)

@@ -20,11 +20,14 @@ import io
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from board import Board
 from ecosystems.extras import require
-from settings import SpecDefaults, UsageError
+from settings import UsageError
+
+if TYPE_CHECKING:
+    from board import Board
+    from settings import SpecDefaults
 
 KAGGLE_BOTS = ("negamax", "random")
 DEFAULT_SIMULATIONS = 1000

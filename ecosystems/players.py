@@ -4,7 +4,7 @@ A spec is ``KIND[:OPTIONS]`` (a list of them is split at the commas outside quot
 ``split_specs``).  ``parse_spec`` reads the kind and hands the options to the parser of that
 kind, which the package that knows it contributes in its table, each listed here:
 
-- ``engine.players.SPEC_KINDS``: ``ours``, ``bot``, ``random``, ``seed``, ``human``;
+- ``engine.specs.SPEC_KINDS``: ``ours``, ``bot``, ``random``, ``seed``, ``human``;
 - ``outside.specs.SPEC_KINDS``: ``connectx:PATH`` and ``program:COMMAND``, agents from outside,
   each in a process of its own (``docs/outside-agents.md``);
 - ``ecosystems.foreign.SPEC_KINDS``: ``kaggle:...`` and ``openspiel:...``, the other arenas'
@@ -12,7 +12,8 @@ kind, which the package that knows it contributes in its table, each listed here
 
 ``build_player`` builds the player a checked spec names by the same division of work.  The front
 ends (the arena, ``local``, ``report``, ``rate``, ``serve --bot``, the board) parse and build
-every player here, so no package imports upwards to learn a kind.
+every player here, so no package imports upwards to learn a kind.  Parsing loads no compiled
+code (a command's help quotes ``SPEC_HELP``); building a player loads what it plays with.
 """
 
 from __future__ import annotations
@@ -20,26 +21,30 @@ from __future__ import annotations
 import random
 import sys
 from collections.abc import Callable, Iterable
-from typing import TypeGuard
+from typing import TYPE_CHECKING, TypeGuard
 
 from ecosystems import foreign
 from ecosystems.foreign import ForeignSpec, build_foreign
-from engine import players as engine_players
-from engine.players import Player, PlayerSpec, build_engine_player
-from outside import Layers, OutsideSpec, build_outside, check_strictness, system_layers
+from engine import specs as engine_specs
+from engine.specs import PlayerSpec
+from outside import Layers, OutsideSpec, check_strictness, system_layers
 from outside import specs as outside_specs
-from settings import AgentSettings, SolverSettings, SpecDefaults, UsageError
+from settings import UsageError
 from vocabulary import Sandbox
+
+if TYPE_CHECKING:
+    from engine.players import Player
+    from settings import AgentSettings, SolverSettings, SpecDefaults
 
 Spec = PlayerSpec | ForeignSpec | OutsideSpec
 
 # Every kind, with the parser of its options, from the package that knows it.
 SPEC_KINDS: dict[str, Callable[[str, str, SpecDefaults], Spec]] = {
-    **engine_players.SPEC_KINDS,
+    **engine_specs.SPEC_KINDS,
     **outside_specs.SPEC_KINDS,
     **foreign.SPEC_KINDS,
 }
-SPEC_HELP = (f"{engine_players.KINDS_HELP}; {foreign.KINDS_HELP};"
+SPEC_HELP = (f"{engine_specs.KINDS_HELP}; {foreign.KINDS_HELP};"
              f" {outside_specs.KINDS_HELP}")
 
 
@@ -63,6 +68,8 @@ def parse_spec(spec: str, *, seconds: float | None = None, python: str | None = 
     if colon and not rest.strip():
         raise UsageError(f"player {spec!r}: nothing follows the ':' (expected {kind}:OPTION, or"
                          f" {kind} alone)")
+    from settings import SpecDefaults
+
     return parse(spec, rest, SpecDefaults(seconds, python, sandbox))
 
 
@@ -73,9 +80,12 @@ def build_player(spec: Spec, *, rng: random.Random | None = None,
     choices, ``agent`` and ``solver`` configure our engine (``build_engine_player``)."""
     rng = rng or random.Random()
     if isinstance(spec, PlayerSpec):
+        from engine.players import build_engine_player  # the compiled engine, when it plays
+
         return build_engine_player(spec, rng=rng, agent=agent, solver=solver)
     if isinstance(spec, OutsideSpec):
         from ecosystems.connectx import observation_of
+        from outside import build_outside
 
         return build_outside(spec, observe=lambda board, overage: observation_of(
             board, overage=overage))

@@ -7,7 +7,20 @@ other players it meets), ``engine.cli`` the ``move`` and ``evaluate`` commands a
 ``engine.analyze`` the ``analyze`` command.
 """
 
-from engine.decision import Decision, ProvenScore, Score, SearchScore
-from engine.engine import Engine
+from typing import TYPE_CHECKING
+
+from vocabulary.lazy import lazy_names
+
+if TYPE_CHECKING:
+    from engine.decision import Decision, ProvenScore, Score, SearchScore
+    from engine.engine import Engine
+
+# The engine loads the compiled search (and the solver): imported when first asked for, so that
+# engine.cli's declarations and the light modules of the package do not pay for it.
+__getattr__ = lazy_names(__name__, {
+    "engine.decision": ("Decision", "ProvenScore", "Score", "SearchScore"),
+    "engine.engine": ("Engine",),
+})
+
 
 __all__ = ["Decision", "Engine", "ProvenScore", "Score", "SearchScore"]

@@ -15,7 +15,6 @@ from solver import Solver, result
 from solver.book import Book
 from vocabulary import Outcome, Proven, Source, column_label, scale_note, side_words, symbol
 
-DEFAULT_ANALYZE_SECONDS = 10.0
 # Share of analyze's budget kept for heuristic estimates of columns the solver did not prove.
 ESTIMATE_SHARE = 0.1
 

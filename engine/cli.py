@@ -1,12 +1,16 @@
-"""``agent.py move`` and ``agent.py evaluate``: one position in, the agent's view of it out."""
+"""``agent.py move``, ``evaluate`` and ``analyze``: one position in, the agent's view of it out.
+
+Declarations only at the top: the handlers import the board, the engine, the solver and the
+evaluations when they run, so that ``--help`` loads no compiled code.
+"""
 
 from __future__ import annotations
 
 import json
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from board import Board, IllegalMove
 from commandline import (
     MAX_DEPTH,
     Command,
@@ -20,20 +24,21 @@ from commandline import (
     time_option,
     whole,
 )
-from engine.analyze import DEFAULT_ANALYZE_SECONDS, analysis_lines, analyze, best_column
-from engine.decision import describe
-from engine.overrides import opponent_model, with_mode
-from engine.startup import warm_up
-from heuristics import HEURISTICS, UnknownHeuristic, evaluate, heuristic_problems
-from settings import UsageError, revised
-from solver.book import load_book
-from solver.configured import configured_solver
+from heuristics import HEURISTICS
+from settings import UsageError
 from timecontrol import Limit
 from vocabulary import ExitStatus, Mode, OpponentModel
+
+if TYPE_CHECKING:
+    from board import Board
+
+DEFAULT_ANALYZE_SECONDS = 10.0  # for the whole analysis
 
 
 def _position(moves: str, *, playable: bool = False) -> Board:
     """The board after a move string; with ``playable``, refuse a finished game."""
+    from board import Board, IllegalMove
+
     board = Board.from_moves(moves.strip())
     if playable and board.is_over():
         raise IllegalMove("the game in that move string is already over")
@@ -57,7 +62,12 @@ class MoveOptions:
 
 
 def move_command(options: MoveOptions, context: Context) -> ExitStatus:
-    from engine.engine import Engine  # imported here: it loads the compiled search and solver
+    from engine.decision import describe
+    from engine.engine import Engine  # imported here: it loads the compiled search
+    from engine.overrides import opponent_model, with_mode
+    from engine.startup import warm_up
+    from heuristics import heuristic_problems
+    from settings import revised
 
     settings = with_mode(context.settings.agent, options.mode)
     if options.heuristic is not None:
@@ -115,6 +125,8 @@ class EvaluateOptions:
 
 
 def evaluate_command(options: EvaluateOptions, context: Context) -> ExitStatus:
+    from heuristics import UnknownHeuristic, evaluate
+
     name = options.heuristic or context.settings.agent.heuristic
     board = _position(options.moves, playable=True)
     try:
@@ -143,6 +155,11 @@ class AnalyzeOptions:
 
 
 def analyze_command(options: AnalyzeOptions, context: Context) -> ExitStatus:
+    from board import Board, IllegalMove
+    from engine.analyze import analysis_lines, analyze, best_column
+    from solver.book import load_book
+    from solver.configured import configured_solver
+
     seconds = DEFAULT_ANALYZE_SECONDS if options.time is None else options.time
     board = Board.from_moves(options.moves.strip())
     if board.is_over():

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 
 from board import bits
 from search import WIN, is_loss_score, is_proven, is_win_score
-from solver import result
 from vocabulary import Mode, Outcome, Proven, Source, column_label, columns_text, side_words
 
 
@@ -78,6 +77,8 @@ class ProvenScore:
 
     def result(self, moves: int) -> Proven:
         """The result at a position of ``moves`` discs, on the one scale (``solver.result``)."""
+        from solver import result  # the solver's scale (only a proven score has one)
+
         if self.held:
             return Proven(Outcome.DRAW, at_least=True)
         return result(self.value, moves, exact=self.exact)

@@ -30,6 +30,7 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 from functools import partial
+from typing import TYPE_CHECKING
 
 from board import Board, IllegalMove, bits
 from board.tactics import winning_moves
@@ -45,11 +46,12 @@ from search.expectimax import (
 from search.iterative import deepest
 from search.table import table_bits_problems
 from settings import AgentSettings, ConfigError, SolverSettings, UsageError
-from solver import Move, Solver, discs_to_end
-from solver.book import Book, load_book
-from solver.table import table_bits_problems as solver_table_bits_problems
 from timecontrol import Clock, Limit
 from vocabulary import Mode, OpponentModel, Source
+
+if TYPE_CHECKING:
+    from solver import Move, Solver
+    from solver.book import Book
 
 
 def _from_search(result: SearchResult, seconds: float, mode: Mode) -> Decision:
@@ -77,7 +79,9 @@ def settings_problems(agent: AgentSettings, solver: SolverSettings, *,
     """What the engine finds wrong in its settings, each naming its key: the heuristic's name,
     the search table's size and, when it will solve (``solving``), the solver table's."""
     problems = [*heuristic_problems(agent.heuristic), *table_bits_problems(agent.table_bits)]
-    if solving:
+    if solving:  # the solver is loaded only where it will solve
+        from solver.table import table_bits_problems as solver_table_bits_problems
+
         problems += solver_table_bits_problems(solver.table_bits)
     return problems
 
@@ -122,7 +126,10 @@ class Engine:
             self.expectimax_table = ExpectimaxTable()
         self.book: Book | None = None
         self.solver: Solver | None = None
-        if self.mode == Mode.STRONGEST:
+        if self.mode == Mode.STRONGEST:  # course mode never loads the solver
+            from solver import Solver
+            from solver.book import load_book
+
             self.book = load_book(self.solver_settings.book or None)
             self.solver = Solver(self.solver_settings.table_bits, clock=clock, book=self.book)
 
@@ -194,6 +201,8 @@ class Engine:
             # (the slowest loss) or the search (the hardest problems for the opponent) picks.
             if (found is not None and board.can_play(found.column)
                     and (found.exact or found.outcome >= 0)):
+                from solver import discs_to_end
+
                 col = found.column
                 nodes = 0
                 if self.solver is not None:
@@ -248,6 +257,8 @@ class Engine:
         within the share, else left to the search, which sets the opponent the hardest
         problems.
         """
+        from solver import Move, discs_to_end
+
         assert self.solver is not None
         solver = self.solver
         nodes = solver.nodes

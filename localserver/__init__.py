@@ -7,6 +7,18 @@ without HTTP, ``localserver.background`` runs it in a thread for tests and tools
 ``localserver.cli`` is ``agent.py serve``.
 """
 
-from localserver.service import CourseService, RequestError
+from typing import TYPE_CHECKING
+
+from vocabulary.lazy import lazy_names
+
+if TYPE_CHECKING:
+    from localserver.service import CourseService, RequestError
+
+# The service loads the game rules and the bot (numba): imported when first asked for, so that
+# localserver.cli's declarations do not pay for it.
+__getattr__ = lazy_names(__name__, {
+    "localserver.service": ("CourseService", "RequestError"),
+})
+
 
 __all__ = ["CourseService", "RequestError"]

@@ -17,21 +17,22 @@ import shlex
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from commandline import Command, Context, option
 from localserver.variants import SWITCHES, VARIANTS, Behaviour, resolve
 from settings import (
     API_KEY_ENV,
     STIL_IDS_ENV,
-    LocalServerSettings,
-    Settings,
     UsageError,
-    config_relative,
     is_placeholder,
     mask_secret,
-    revised,
+    shipped,
 )
 from vocabulary import ExitStatus
+
+if TYPE_CHECKING:
+    from settings import LocalServerSettings, Settings
 
 MEMORY_DB = ":memory:"
 # The id the printed command plays under while the configured ones are the placeholders.
@@ -60,6 +61,8 @@ def serve_settings(options: ServeOptions, settings: Settings, config: str | None
     given (relative to the working directory).  A conflict names the key or flag that set
     each side of it.
     """
+    from settings import config_relative, revised
+
     served = settings.local_server
     if served.db != MEMORY_DB:
         served = revised(served, {"db": str(config_relative(served.db, config))})
@@ -182,27 +185,24 @@ def serve_command(options: ServeOptions, context: Context) -> ExitStatus:
 
 
 
-SHIPPED = LocalServerSettings()
-
-
 @dataclass(frozen=True)
 class ServeOptions:
     """``agent.py serve``'s options: each overrides its key of ``[local_server]``."""
 
-    host: str | None = option("--host", help=f"address to listen on (default {SHIPPED.host})")
+    host: str | None = option("--host", help=f"address to listen on (default {shipped.LOCAL_SERVER_HOST})")
     # Ranges are checked by the settings' schema, as the config file's values are.
     port: int | None = option("--port", type=int,
-                              help=f"port (default {SHIPPED.port}; 0 = any free one)")
+                              help=f"port (default {shipped.LOCAL_SERVER_PORT}; 0 = any free one)")
     db: str | None = option("--db", metavar="PATH",
-                            help=f'SQLite file (default {SHIPPED.db}; "{MEMORY_DB}" allowed)')
+                            help=f'SQLite file (default {shipped.LOCAL_SERVER_DB}; "{MEMORY_DB}" allowed)')
     bot_depth: int | None = option("--bot-depth", type=int, metavar="N",
-                                   help=f"the bot's search depth (default {SHIPPED.bot_depth})")
+                                   help=f"the bot's search depth (default {shipped.BOT_DEPTH})")
     time_limit: float | None = option("--time-limit", type=float, metavar="S",
                                       help="seconds per move, 0 = no limit (default"
-                                           f" {SHIPPED.time_limit:g})")
+                                           f" {shipped.LOCAL_SERVER_TIME_LIMIT:g})")
     variant: str | None = option("--variant", choices=tuple(VARIANTS),
                                  help="the course server version to behave like (default"
-                                      f" {SHIPPED.variant})")
+                                      f" {shipped.LOCAL_SERVER_VARIANT})")
     bot: str | None = option("--bot", metavar="minimax|random|SPEC|ladder",
                              help="the bot's way of playing (default: the variant's), or any"
                                   " player spec (ours:0.5, kaggle:negamax, connectx:PATH,"

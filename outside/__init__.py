@@ -21,35 +21,25 @@ with the parsers this package contributes (``outside.specs.SPEC_KINDS``) and bui
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
 
-from board import Board
-from outside.connectx import ConnectXPlayer
 from outside.faults import AgentFault, AgentStopped
-from outside.program import ProgramPlayer
 from outside.sandbox import Layers, check_strictness, system_layers
 from outside.specs import KINDS_HELP, SPEC_KINDS, OutsideSpec
+from vocabulary.lazy import lazy_names
 
-OutsidePlayer = ConnectXPlayer | ProgramPlayer
+if TYPE_CHECKING:
+    from outside.build import OutsidePlayer, build_outside, end_game
+    from outside.connectx import ConnectXPlayer
+    from outside.program import ProgramPlayer
 
-
-def build_outside(spec: OutsideSpec, *,
-                  observe: Callable[[Board, float], dict[str, Any]]) -> OutsidePlayer:
-    """The player of a checked spec, called by its label.  ``observe(board, overage)`` is the
-    ConnectX observation of a position (``ecosystems.connectx.observation_of``)."""
-    if spec.kind == "connectx":
-        return ConnectXPlayer(spec.target, seconds=spec.move_seconds(), observe=observe,
-                              python=spec.python, name=spec.label, strictness=spec.sandbox)
-    return ProgramPlayer(spec.target, seconds=spec.move_seconds(), name=spec.label,
-                         strictness=spec.sandbox)
-
-
-def end_game(player: object) -> None:
-    """End an outside player's process after a game (nothing for any other player): call it
-    when a game is over, so no process waits for the next one."""
-    if isinstance(player, ConnectXPlayer | ProgramPlayer):
-        player.end_game()
+# The players run our board's compiled code: imported when first asked for, so that the specs
+# (and the command line's help) do not load it.
+__getattr__ = lazy_names(__name__, {
+    "outside.build": ("OutsidePlayer", "build_outside", "end_game"),
+    "outside.connectx": ("ConnectXPlayer",),
+    "outside.program": ("ProgramPlayer",),
+})
 
 
 __all__ = [

@@ -27,11 +27,15 @@ import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from outside.sandbox import check_strictness
-from settings import SpecDefaults, UsageError
+from settings import UsageError
 from timecontrol import seconds_problem
 from vocabulary import Sandbox
+
+if TYPE_CHECKING:
+    from settings import SpecDefaults
 
 KINDS_HELP = "connectx:PATH[:SECONDS][:python=PATH] or program:\"COMMAND ARGS\"[:SECONDS]"
 PYTHON_OPTION = "python="

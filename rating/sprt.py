@@ -64,6 +64,8 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import optimize, stats
 
+from rating.sprt_params import DEFAULT_ALPHA, DEFAULT_BETA, DEFAULT_ELO0, DEFAULT_ELO1, Model
+
 Array = NDArray[np.float64]
 
 NELO_PER_NT = 800.0 / math.log(10.0)  # normalized Elo per unit of the normalized t-value
@@ -84,17 +86,6 @@ _ITERATIONS = 500
 
 class SprtError(ValueError):
     """A test that cannot be run as asked (bounds, error rates): the message says what."""
-
-
-class Model(StrEnum):
-    """The unit of a test's bounds and of its estimate."""
-
-    NORMALIZED = "normalized"
-    LOGISTIC = "logistic"
-
-    @property
-    def unit(self) -> str:
-        return "nElo" if self is Model.NORMALIZED else "Elo"
 
 
 class Verdict(StrEnum):
@@ -290,8 +281,6 @@ def estimate(counts: Sequence[float], model: Model = Model.NORMALIZED) -> Estima
 
 # --- the test -------------------------------------------------------------------------------
 
-DEFAULT_ALPHA = DEFAULT_BETA = 0.05
-DEFAULT_ELO0, DEFAULT_ELO1 = 0.0, 20.0  # nElo
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,6 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from batch import default_workers, open_executor
 from commandline import (
     Command,
     Context,
@@ -30,49 +29,26 @@ from commandline import (
     workers_option,
     writable_folder,
 )
-from ecosystems.players import announce_sandbox, parse_spec, split_specs
+from ecosystems.players import parse_spec, split_specs
 from heuristics import HEURISTICS
-from reporting.document import Measured, write
-from reporting.measure import (
+from reporting.plan import (
+    BUDGETS,
+    FULL_SPRT_PAIRS,
     OPPONENTS,
     POSITIONS,
-    compare_evaluations,
-    correctness,
-    depth_and_speed,
-    measuring,
-    our_moves,
-    play_opponents,
+    QUICK_SECONDS,
+    QUICK_SPRT_PAIRS,
+    SPRT_SECONDS,
+    Plan,
 )
 from settings import UsageError
-from terminal import progress
 from vocabulary import Sandbox
 
-QUICK_SECONDS = 0.3
 RATE_DESCRIPTION = """``agent.py rate PLAYER``: plays the player against rungs of the calibrated ladder
 chosen near its strength and writes its rating with a 95 % interval, its results per rung, its
 accuracy (judged by the referee), its worst moves (links into the board's review), its time per
 move and its faults (``reporting.rate``).  ``rate --db FILE --student ID`` does the same from
 a local server's games."""
-BUDGETS = (0.1, 0.3, 1.0, 3.0)  # seconds per move, for depth and speed against the budget
-
-
-@dataclass(frozen=True)
-class Plan:
-    """How much a report measures."""
-
-    seconds: float
-    games: int  # per opponent, each side starting half
-    budgets: tuple[float, ...]
-    positions: tuple[str, ...]
-    correctness_seconds: float  # to prove one position
-    sprt_seconds: float  # per move, in the tests of the evaluations
-    sprt_pairs: int  # at most, in each test of an evaluation
-
-
-# The evaluations are compared by sequential tests of hundreds of games: at a short time per
-# move (at most this, or the report's own when shorter), to at most this many pairs each.
-SPRT_SECONDS = 0.1
-QUICK_SPRT_PAIRS, FULL_SPRT_PAIRS = 20, 300
 
 
 QUICK_GAMES, FULL_GAMES = 6, 10
@@ -138,6 +114,19 @@ def opponents_of(text: str | None) -> tuple[str, ...]:
 
 def report_command(options: ReportOptions, context: Context) -> int:
     settings = context.settings
+    from batch import default_workers, open_executor
+    from ecosystems.players import announce_sandbox
+    from reporting.document import Measured, write
+    from reporting.measure import (
+        compare_evaluations,
+        correctness,
+        depth_and_speed,
+        measuring,
+        our_moves,
+        play_opponents,
+    )
+    from terminal import progress
+
     plan = plan_for(options, settings.agent.seconds_per_move)
     opponents = opponents_of(options.opponents)
     seed = options.seed if options.seed is not None else random.SystemRandom().randrange(2**31)

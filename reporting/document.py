@@ -30,7 +30,7 @@ from arena.results import OVERRUN_TOLERANCE, Summary
 from arena.sprt import BASE, CANDIDATE, SprtRun
 from commandline import repeat_command
 from engine.games import PlayedMove, Tally
-from engine.players import PlayerSpec
+from engine.specs import PlayerSpec
 from rating.sprt import Estimate, Model, Verdict, verdict_short
 from reporting.measure import BudgetPoint, Check, default_player
 

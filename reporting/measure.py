@@ -34,18 +34,13 @@ from board import Board
 from ecosystems.players import is_ours, parse_spec
 from engine.referee import judge_move
 from rating.sprt import Sprt
+from reporting.plan import OPPONENTS
 from settings import AgentSettings, SolverSettings, UsageError, revised
 from solver.book import Book, load_book
 from solver.make_book.worker import worker_solver
 from timecontrol import Limit
 from vocabulary import Mode
 
-OPPONENTS = ("bot:3", "seed", "random")
-# Where depth and speed are measured: the empty board, and positions of Pascal Pons' Begin-Hard,
-# Begin-Medium and Middle-Medium test sets (move strings, 1-based columns).
-POSITIONS = ("", "54431", "6312416", "347216", "44215", "7644", "23156612526", "311436221",
-             "2112736733644", "4674647321", "4642332434166445", "77271115171133744",
-             "45776367631114767")
 Advance = Callable[[int], None]
 
 

@@ -16,9 +16,8 @@ from board import Board, IllegalMove
 from heuristics import DEFAULT_HEURISTIC, heuristic_id, heuristic_weights
 from search.negamax import INF, WIN, negamax, new_scratch
 from search.table import TranspositionTable
+from settings.shipped import BOT_DEPTH
 from timecontrol.counters import new_counters
-
-DEFAULT_BOT_DEPTH = 3
 
 _T = TypeVar("_T")
 
@@ -61,7 +60,7 @@ def move_values(board: Board, depth: int, heuristic: str = DEFAULT_HEURISTIC) ->
 
 def bot_move(
     board: Board,
-    depth: int = DEFAULT_BOT_DEPTH,
+    depth: int = BOT_DEPTH,
     rng: TieBreaker | None = None,
     heuristic: str = DEFAULT_HEURISTIC,
 ) -> int:
@@ -82,4 +81,4 @@ def random_move(board: Board, rng: TieBreaker | None = None) -> int:
     return (rng or random).choice(moves)
 
 
-__all__ = ["DEFAULT_BOT_DEPTH", "TieBreaker", "bot_move", "move_values", "random_move"]
+__all__ = ["TieBreaker", "bot_move", "move_values", "random_move"]

@@ -22,9 +22,8 @@ from pydantic import BaseModel, ValidationError
 from settings.errors import ConfigError
 from settings.schema import Settings
 from settings.secrets import API_KEY_ENV, STIL_IDS_ENV
+from settings.shipped import CONFIG_ENV, CONFIG_NAME
 
-CONFIG_NAME = "config.toml"
-CONFIG_ENV = "EDAP01_CONFIG"  # a settings file in place of the checkout's (tests use one)
 _checkout: Path | None = None  # the folder the program was started from (``use_checkout``)
 
 

@@ -19,6 +19,7 @@ from urllib.parse import urlsplit, urlunsplit
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 import vocabulary
+from settings import shipped
 
 COURSE_SERVER_URL = "https://vilde.cs.lth.se/edap01-4inarow/"
 # The seconds the course server allows per move (``course.protocol.SERVER_MOVE_LIMIT`` is this
@@ -100,8 +101,8 @@ class AgentSettings(Section):
     that search.
     """
 
-    mode: Mode = vocabulary.Mode.COURSE
-    seconds_per_move: Seconds = 3.0
+    mode: Mode = vocabulary.Mode(shipped.MODE)
+    seconds_per_move: Seconds = shipped.SECONDS_PER_MOVE
     # Kept free of the server's 5 s limit for the network and the reply's handling: with
     # none, the engine would think the whole 5 s and every move would arrive late.
     safety_margin: Annotated[float, Field(ge=0.25, allow_inf_nan=False)] = 1.0
@@ -138,14 +139,14 @@ class LocalServerSettings(Section):
     the switches after it are None to take the variant's, or set one by one.
     """
 
-    host: Text = "127.0.0.1"
-    port: Annotated[int, Field(ge=0, le=65535)] = 8000
-    db: Text = "records/local-server.sqlite3"
+    host: Text = shipped.LOCAL_SERVER_HOST
+    port: Annotated[int, Field(ge=0, le=65535)] = shipped.LOCAL_SERVER_PORT
+    db: Text = shipped.LOCAL_SERVER_DB
     api_key: Text = "nyckel"
-    bot_depth: Annotated[int, Field(ge=1, le=12)] = 3
-    time_limit: NonNegativeSeconds = 5.0
+    bot_depth: Annotated[int, Field(ge=1, le=12)] = shipped.BOT_DEPTH
+    time_limit: NonNegativeSeconds = shipped.LOCAL_SERVER_TIME_LIMIT
     full_board_win_is_draw: bool = True
-    variant: Text = "current"
+    variant: Text = shipped.LOCAL_SERVER_VARIANT
     first: Literal["student", "bot", "random"] | None = None
     bot: Literal["minimax", "random"] | None = None
     null_start_reply: bool | None = None
@@ -174,8 +175,8 @@ class AnalysisBoardSettings(Section):
     (empty: none); ``analysts`` is how many analyses run at once, each with its own tables.
     """
 
-    host: Text = "127.0.0.1"
-    port: Annotated[int, Field(ge=0, le=65535)] = 8100
+    host: Text = shipped.BOARD_HOST
+    port: Annotated[int, Field(ge=0, le=65535)] = shipped.BOARD_PORT
     db: str = ""
     analysts: Annotated[int, Field(ge=1, le=8)] = 2
 

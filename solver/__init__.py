@@ -6,6 +6,18 @@ opening book our own solver computed (``solver.make_book`` builds it) and ``solv
 ``solve`` and ``analyze`` commands.
 """
 
-from solver.solver import Move, Solution, Solver, discs_to_end, outcome, result
+from typing import TYPE_CHECKING
+
+from vocabulary.lazy import lazy_names
+
+if TYPE_CHECKING:
+    from solver.solver import Move, Solution, Solver, discs_to_end, outcome, result
+
+# The solver is compiled code: imported when first asked for, so that solver.cli's declarations
+# (and a package's light modules) do not load numba.
+__getattr__ = lazy_names(__name__, {
+    "solver.solver": ("Move", "Solution", "Solver", "discs_to_end", "outcome", "result"),
+})
+
 
 __all__ = ["Move", "Solution", "Solver", "discs_to_end", "outcome", "result"]

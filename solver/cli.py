@@ -16,16 +16,15 @@ import os
 import sys
 import time
 from dataclasses import dataclass
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
-from board import Board, BoardError, IllegalMove
 from commandline import Command, Context, flag, option
 from settings import UsageError
-from solver.book import load_book
-from solver.configured import configured_solver
-from solver.solver import Solver
-from solver.table import TABLE_BITS
 from vocabulary import ExitStatus
+
+if TYPE_CHECKING:
+    from board import Board
+    from solver.solver import Solver
 
 
 def parse_line(line: str) -> tuple[Board, str, int | None]:
@@ -33,6 +32,8 @@ def parse_line(line: str) -> tuple[Board, str, int | None]:
 
     Raises ``UsageError`` or a ``BoardError`` naming what is wrong.
     """
+    from board import Board, IllegalMove
+
     fields = line.split()
     if len(fields) > 2:
         raise UsageError(f"expected 'moves' or 'moves expected', got {len(fields)} fields")
@@ -59,6 +60,8 @@ def solve_stream(
     aligned with the input, and to ``err`` too unless both are the same terminal (where it
     would show twice).
     """
+    from board import BoardError
+
     bad = mismatched = 0
     errors_to_err = not same_terminal(out, err)
     for number, raw in enumerate(lines, start=1):
@@ -111,14 +114,18 @@ class SolveOptions:
     reset: bool = flag("--reset", help="empty the solver's table before each line (as Pons'"
                                        " benchmark does)")
     table_bits: int | None = option("--table-bits", type=int, metavar="B",
-                                    help=f"table of about 2**B entries, {TABLE_BITS.low}-"
-                                         f"{TABLE_BITS.high} (default: solver.table_bits)")
+                                    help="table of about 2**B entries (default:"
+                                         " solver.table_bits; a size out of its range is named"
+                                         " with the range)")
     book: bool = flag("--book", help="search with the opening book's bounds (solver.book;"
                                      " default the shipped book): positions within its complete"
                                      " layers are answered at once. Pons' benchmark has none")
 
 
 def solve_command(options: SolveOptions, context: Context) -> ExitStatus:
+    from solver.book import load_book
+    from solver.configured import configured_solver
+
     settings = context.settings.solver
     book = load_book(settings.book or None) if options.book else None
     solver = configured_solver(settings, options.table_bits, book=book)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from board import Board
 from ecosystems.players import parse_spec
 from engine.games import PlayedGame
-from engine.players import PlayerSpec
+from engine.specs import PlayerSpec
 from tests import reference
 from vocabulary import Ending
 

@@ -27,12 +27,12 @@ from board import Board
 from ecosystems.players import build_player, parse_player, parse_spec
 from engine.games import PlayedGame, PlayedMove
 from engine.players import (
-    SEED_DEPTH,
     BotPlayer,
     OursPlayer,
     RandomPlayer,
     SeedPlayer,
 )
+from engine.specs import SEED_DEPTH
 from search.bot import move_values
 from settings import AgentSettings, SolverSettings, UsageError
 from solver.book import BookError

@@ -14,7 +14,7 @@ import agent
 from board import Board
 from ecosystems.extras import require
 from ecosystems.players import ForeignSpec, build_player, parse_spec
-from engine.players import PlayerSpec
+from engine.specs import PlayerSpec
 from settings import UsageError
 
 pytest.importorskip("kaggle_environments")

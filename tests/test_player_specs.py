@@ -7,16 +7,17 @@ import pytest
 
 import ecosystems.foreign
 import engine.players
+import engine.specs
 import outside
 import outside.specs
 from ecosystems.players import SPEC_HELP, SPEC_KINDS, parse_spec, spec_kind, split_specs
-from engine.players import PlayerSpec
+from engine.specs import PlayerSpec
 from settings import UsageError
 
 
 def test_each_kind_is_contributed_once_by_the_package_that_knows_it() -> None:
     tables: list[dict[str, object]] = [
-        dict(engine.players.SPEC_KINDS), dict(outside.specs.SPEC_KINDS),
+        dict(engine.specs.SPEC_KINDS), dict(outside.specs.SPEC_KINDS),
         dict(ecosystems.foreign.SPEC_KINDS)]
     assert sum(len(table) for table in tables) == len(SPEC_KINDS)  # no kind twice
     for table in tables:
@@ -25,7 +26,7 @@ def test_each_kind_is_contributed_once_by_the_package_that_knows_it() -> None:
                                "kaggle", "openspiel"}
     assert all(kind in SPEC_HELP for kind in SPEC_KINDS)
     # No other parser or builder of specs under the one's names.
-    for module in (engine.players, outside, outside.specs, ecosystems.foreign):
+    for module in (engine.specs, engine.players, outside, outside.specs, ecosystems.foreign):
         assert not {"parse_spec", "build_player", "parse_player", "split_specs"} & set(vars(module))
 
 
