@@ -81,7 +81,7 @@ def measure(runs: int, cpu: int | None) -> dict[str, dict[str, Any]]:
     """Each row's median wall time, start-up (the moves) and peak memory over ``runs``."""
     rows = _rows(_commands())
     figures: dict[str, dict[str, list[float]]] = {name: {} for name in rows}
-    for name, argv in rows.items():  # warm numba's cache and the file system's
+    for argv in rows.values():  # warm numba's cache and the file system's
         peak_run(argv, cpu)
     for _ in range(runs):
         for name, argv in rows.items():

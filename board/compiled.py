@@ -10,16 +10,33 @@ second.  Every module of those packages takes ``njit`` from here, so that one im
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from types import ModuleType
 from typing import Any, Generic, ParamSpec, Protocol, TypeVar, overload
 
-try:
-    import numba as installed
 
-    numba: ModuleType | None = installed
-except ImportError:  # only the course's packages: the functions run as they are written
-    numba = None
+def _import_numba() -> ModuleType | None:
+    """numba, or None when it is not installed.  Its array maths, which its first compile or
+    cache load imports, looks for a BLAS by importing ``scipy.linalg`` (about 0.2 s of a move's
+    start-up): nothing compiled here does linear algebra, so that import is refused while numba's
+    array maths loads (numba then reports no BLAS), and ``scipy.linalg`` imports as usual after."""
+    try:
+        import numba as installed
+    except ImportError:  # only the course's packages: the functions run as they are written
+        return None
+    refused = "scipy.linalg" not in sys.modules
+    if refused:
+        sys.modules["scipy.linalg"] = None  # type: ignore[assignment]  # an import of it fails
+    try:
+        import numba.np.arraymath
+    finally:
+        if refused:
+            del sys.modules["scipy.linalg"]
+    return installed
+
+
+numba = _import_numba()
 
 P = ParamSpec("P")
 R = TypeVar("R")

@@ -23,11 +23,12 @@ import sys
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, TypeGuard
 
+import outside
 from ecosystems import foreign
 from ecosystems.foreign import ForeignSpec, build_foreign
 from engine import specs as engine_specs
 from engine.specs import PlayerSpec
-from outside import Layers, OutsideSpec, check_strictness, system_layers
+from outside import OutsideSpec
 from outside import specs as outside_specs
 from settings import UsageError
 from vocabulary import Sandbox
@@ -130,20 +131,20 @@ def is_outside(spec: Spec) -> TypeGuard[OutsideSpec]:
     return isinstance(spec, OutsideSpec)
 
 
-def sandbox_layers(specs: Iterable[Spec]) -> Layers | None:
+def sandbox_layers(specs: Iterable[Spec]) -> outside.Layers | None:
     """The layers outside agents among ``specs`` run under (None when there is none): what a
     front end says once before it runs them, and keeps in its results."""
-    return system_layers() if any(is_outside(spec) for spec in specs) else None
+    return outside.system_layers() if any(is_outside(spec) for spec in specs) else None
 
 
-def announce_sandbox(texts: Iterable[str], sandbox: Sandbox) -> Layers | None:
+def announce_sandbox(texts: Iterable[str], sandbox: Sandbox) -> outside.Layers | None:
     """For a front end whose specs are parsed later (in its workers): when any of ``texts`` is
     an outside agent's, refuse a ``strict`` sandbox this system cannot give (``UsageError``)
     and say once, on the error output, the layers the agents will run under."""
     if not any(spec_kind(text) in outside_specs.SPEC_KINDS for text in texts):
         return None
-    check_strictness(sandbox)
-    layers = system_layers()
+    outside.check_strictness(sandbox)
+    layers = outside.system_layers()
     print(layers.line(), file=sys.stderr)
     return layers
 

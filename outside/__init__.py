@@ -24,7 +24,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from outside.faults import AgentFault, AgentStopped
-from outside.sandbox import Layers, check_strictness, system_layers
 from outside.specs import KINDS_HELP, SPEC_KINDS, OutsideSpec
 from vocabulary.lazy import lazy_names
 
@@ -32,13 +31,15 @@ if TYPE_CHECKING:
     from outside.build import OutsidePlayer, build_outside, end_game
     from outside.connectx import ConnectXPlayer
     from outside.program import ProgramPlayer
+    from outside.sandbox import Layers, check_strictness, system_layers
 
-# The players run our board's compiled code: imported when first asked for, so that the specs
-# (and the command line's help) do not load it.
+# The players run our board's compiled code, and the sandbox loads the kernel's interfaces:
+# imported when first asked for, so that the specs (and the command line's help) do not pay.
 __getattr__ = lazy_names(__name__, {
     "outside.build": ("OutsidePlayer", "build_outside", "end_game"),
     "outside.connectx": ("ConnectXPlayer",),
     "outside.program": ("ProgramPlayer",),
+    "outside.sandbox": ("Layers", "check_strictness", "system_layers"),
 })
 
 

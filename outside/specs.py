@@ -29,7 +29,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from outside.sandbox import check_strictness
 from settings import UsageError
 from timecontrol import seconds_problem
 from vocabulary import Sandbox
@@ -149,6 +148,8 @@ def _parse(kind: str, spec: str, rest: str, defaults: SpecDefaults) -> OutsideSp
         if problem is not None:
             raise UsageError(f"player {spec!r}: the time {problem}")
         time = seconds
+    from outside.sandbox import check_strictness  # it loads the kernel's interfaces: when needed
+
     check_strictness(sandbox)
     if kind == "connectx":
         return OutsideSpec(kind, _check_file(target.strip(), spec), time,

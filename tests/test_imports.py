@@ -58,3 +58,14 @@ def test_a_course_mode_move_never_loads_the_solver() -> None:
     # ... and a strongest one does (the check sees a module that is there)
     assert "solver.core" in loaded(["move", "4453", "--mode", "strongest", "--time", "0.05",
                                     "--json"], ("solver.core",))
+
+
+def test_scipy_linalg_imports_after_the_board_compiled_code() -> None:
+    # board.compiled refuses scipy.linalg while numba's array maths loads: only then
+    code = ("import sys, board\n"
+            "assert 'scipy.linalg' not in sys.modules\n"
+            "import scipy.linalg\n"
+            "print(scipy.linalg.solve([[2.0, 0.0], [0.0, 4.0]], [2.0, 8.0]).tolist())")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                          timeout=300, check=False)
+    assert done.stdout.strip() == "[1.0, 2.0]", done.stderr
