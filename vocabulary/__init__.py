@@ -3,8 +3,9 @@
 Every front end (the command line, the online log, the analysis board, pictures, the report)
 and every package below them use these values instead of bare strings, so one idea has one
 name and one way of being written; every game ends with an ``Ending``, every command's exit
-code is an ``ExitStatus``.  This
-package is a leaf: it imports nothing of the project.
+code is an ``ExitStatus``.  ``vocabulary.lazy``, the one module of another kind here, is the
+way every package names what it imports only when first asked for.  This package is a leaf: it
+imports nothing of the project.
 """
 
 from vocabulary.columns import column_label, columns_text, side_words, symbol
