@@ -35,7 +35,6 @@ import os
 import random
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -45,6 +44,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.commands_bench import peak_run  # noqa: E402
 from board import Board  # noqa: E402
 from solver import bookfile  # noqa: E402
 from solver.book import DEFAULT_BOOK_PATH, Book, read_book  # noqa: E402
@@ -74,33 +74,14 @@ def lookup_microseconds(book: Book, boards: list[Board]) -> float:
     return statistics.median(passes)
 
 
-# Runs agent.py in this process and prints its peak resident memory last (VmHWM counts the
-# memory of this program alone: a child's ru_maxrss would count its parent's pages at the fork).
-_PEAK_WRAPPER = """
-import runpy, sys
-sys.argv = sys.argv[1:]
-try:
-    runpy.run_path(sys.argv[0], run_name="__main__")
-finally:
-    print(next(line for line in open("/proc/self/status") if line.startswith("VmHWM")),
-          file=sys.stderr)
-"""
-
-
 def move_max_rss_mb(book: Path | None, mode: str) -> float:
     """The peak resident memory (MB) of one ``agent.py move`` process."""
     with tempfile.TemporaryDirectory() as folder:
         config = Path(folder) / "config.toml"
         # json.dumps quotes the path as a TOML basic string (backslashes and quotes escaped)
         config.write_text(f"[solver]\nbook = {json.dumps(str(book))}\n" if book else "")
-        done = subprocess.run(
-            [sys.executable, "-c", _PEAK_WRAPPER, str(ROOT / "agent.py"), "move", "44",
-             "--mode", mode, "--time", "0.1", "--config", str(config)],
-            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    lines = done.stderr.strip().splitlines()
-    if done.returncode != 0 or not lines or not lines[-1].startswith("VmHWM"):
-        raise SystemExit(f"error: agent.py move with {book} failed: {done.stderr.strip()}")
-    return int(lines[-1].split()[1]) / 1024  # kB
+        return peak_run([str(ROOT / "agent.py"), "move", "44", "--mode", mode, "--time", "0.1",
+                         "--config", str(config)])[1]
 
 
 def _timed(call: Any) -> float:
