@@ -428,8 +428,8 @@ def _budgets_part(budgets: Sequence[BudgetPoint], out: Path, lines: list[str]) -
               " the report command above; `python bench/search_bench.py --budgets 0.1,0.3,1,3`"
               " measures depth and speed against the budget in the same way (in one process, a"
               " cleared table per position) on more of Pons' positions. (`python agent.py move"
-              " ... --time S` does not repeat it: its budget counts from the start of the"
-              " process, and loading takes about 1 s of it.)*", ""]
+              " ... --time S` thinks as long in a fresh process: its time counts from when the"
+              " search starts, and the start-up before it is reported apart.)*", ""]
     return written
 
 

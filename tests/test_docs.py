@@ -10,6 +10,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+PAGE_LINES = 400  # a page of docs/ says how to use a part and how it works; figures go to benchmarks.md
+README_LINES = 300
 LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
 # Files named in code spans: a path under one of these folders with an extension, no pattern.
 NAMED_FILE = re.compile(r"`((?:bench|docs|tests|solver/data)/[\w./-]+\.\w+)`")
@@ -29,7 +31,7 @@ def anchors(page: Path) -> set[str]:
 
 def test_the_readme_is_a_short_guide_starting_with_the_ci_commands() -> None:
     readme = (ROOT / "README.md").read_text()
-    assert len(readme.splitlines()) <= 300
+    assert len(readme.splitlines()) <= README_LINES
     first_block = readme.split("```")[1]
     ci = (ROOT / ".ci" / "run").read_text()
     commands = [line.split("#")[0].strip() for line in first_block.splitlines()[1:]]
@@ -55,6 +57,12 @@ def test_every_link_and_named_file_resolves(page: Path) -> None:
         if not (ROOT / name).exists() and not (ROOT / (name + ".gz")).exists():
             broken.append(name)
     assert not broken, f"{page.name}: {broken}"
+
+
+@pytest.mark.parametrize("page", PAGES[1:], ids=lambda p: p.name)
+def test_every_page_of_docs_is_a_guide_of_at_most_400_lines(page: Path) -> None:
+    lines = len(page.read_text().splitlines())
+    assert lines <= PAGE_LINES, f"{page.name} has {lines} lines: move figures to benchmarks.md, or split it"
 
 
 def test_the_slug_of_a_heading_is_githubs() -> None:
