@@ -14,7 +14,7 @@ Measures, in one run:
    solutions did;
 3. ``agent.py move "4453" --time 1`` in a fresh process, in the config's mode (``course`` as
    shipped: the search alone): wall time in total, numba's on-disk cache warm as after the
-   first run.  The budget counts from the command's start, loading included.
+   first run.  The budget counts from when its search starts; the wall time adds the start-up.
 """
 
 from __future__ import annotations
