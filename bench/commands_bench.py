@@ -109,12 +109,12 @@ def main() -> int:
     slowest = max(helps, key=lambda name: helps[name]["wall_seconds"])
     shown = ["python", "--help", slowest, "move --mode course", "move --mode strongest",
              "analyze"]
-    print(f"{'command':<28} {'wall':>7} {'x python':>9} {'start-up':>9} {'peak':>7}")
+    print(f"{'command':<34} {'wall':>7} {'x python':>9} {'start-up':>9} {'peak':>7}")
     for name in shown:
         row = rows[name]
         label = f"{name} (slowest help)" if name == slowest else name
         startup = f"{row['startup_seconds']:.2f}s" if "startup_seconds" in row else "-"
-        print(f"{label:<28} {row['wall_seconds']:>6.2f}s {row['wall_seconds'] / reference:>8.1f}x"
+        print(f"{label:<34} {row['wall_seconds']:>6.2f}s {row['wall_seconds'] / reference:>8.1f}x"
               f" {startup:>9} {row['peak_mb']:>5.0f}MB")
     if args.json:
         args.json.write_text(json.dumps({"runs": args.runs, "cpu": args.cpu, "rows": rows,
