@@ -111,8 +111,11 @@ TABLE_PLIES = 36
 # discs deeper: Pons' End-Easy set, 22.4 nodes a position instead of 23.2.
 SMALL_TABLE_PLIES = 38
 assert SMALL_TABLE_PLIES >= TABLE_PLIES  # a search from SMALL_TABLE_PLIES discs needs no table
-# Enhanced transposition cutoffs are tried at nodes with fewer discs than this.
+# Enhanced transposition cutoffs are tried at nodes with fewer discs than this; in the small
+# table, whose probes are cache hits, wherever the children may have entries (Pons' sets,
+# up to 6 % fewer nodes than with ETC_PLIES, no slower).
 ETC_PLIES = 30
+SMALL_ETC_PLIES = SMALL_TABLE_PLIES - 1
 # Beyond them, the children's slots are prefetched once a call has searched this many nodes.
 PREFETCH_NODES = 10_000
 # From this many discs on, ``solve`` searches its whole window at once (see ``solve``).
@@ -557,7 +560,7 @@ def _enter(pos: int, mask: int, moves: int, root: int, alpha: int, beta: int,
         alpha, beta = _table_window(val, alpha, beta)
         if alpha >= beta:
             return alpha, 0, alpha, beta
-    if moves < ETC_PLIES:
+    if moves < (SMALL_ETC_PLIES if small >= 0 else ETC_PLIES):
         # Enhanced transposition cutoff: a child whose table entry caps its score proves
         # ours at least the negation of that cap, before any child is searched.
         cut = _etc_bound(pos, mask, candidates, table, size, small)
