@@ -9,7 +9,9 @@ import numpy as np
 
 from solver.table import (
     MIN_BITS,
+    NO_TABLE,
     SMALL_BITS,
+    SMALL_FILL,
     SMALL_LIMIT,
     SolverTable,
     _small_home,
@@ -145,6 +147,7 @@ def test_a_solver_holds_no_table_until_its_first_search() -> None:
     solver = Solver()
     solver.warm_up()
     assert not solver.table.allocated
+    assert not NO_TABLE[:-SMALL_FILL].any()  # the warm-up's searches wrote nothing in its stand-in
     assert solver.losing_columns(Board.from_moves("4444")) == set()  # nothing proven yet
     engine = Engine(AgentSettings(mode=Mode.STRONGEST))
     engine.warm_up()
