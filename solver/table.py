@@ -1,5 +1,6 @@
-"""The exact solver's transposition table: bounds on scores, one 32-bit word per entry, and a
-presence bitmap that keeps probes of empty slots in the cache.
+"""The exact solver's transposition table: bounds on scores, one 32-bit word per entry, a
+presence bitmap that keeps probes of empty slots in the cache, and a small table in front of
+it for short searches.
 
 Slot ``i`` holds the low 25 bits of a position's key (``position + mask``) above a 7-bit value:
 an upper or a lower bound on the position's score (encoded in ``solver.core``).  The index is
@@ -14,20 +15,22 @@ probe reads the bit first and touches the slot only when it is set.  The slots t
 the bitmap 2 MiB (``table_bits = 24``): in a fresh or cleared table nearly every probe finds
 its slot empty, and reading the bit (a cache hit: the bitmap stays in the caches) instead of the
 slot (a miss to memory, about 200 ns on the project's machine) is most of the cost of a node
-in short searches.  Clearing the table clears the bitmap alone (the slots keep stale words
-that no probe reads), 32 times less memory to write.
+in short searches.  Clearing the large table clears its bitmap alone (the slots keep stale
+words that no probe reads), 32 times less memory to write.
 
 **The small table.**  A search of a few hundred nodes touches a few hundred slots spread over
 the 64 MiB: each a cache and a TLB miss, most of the time of such a search (on the Intel Xeon
-of issue 38, Pons' End-Easy set took 5.2 us a position with the large table alone, 2.4 us with
-the small one first).  So every table starts small: ``SMALL_SLOTS`` slots of two words (1 MiB,
-in the processor's L2 cache once touched), each holding a whole key (``key`` below ``2**49``)
-and its value, found by linear probing from a Fibonacci hash of the key, with a presence
-bitmap of its own: no entry is ever lost or replaced by another key's.  Once it holds
-``SMALL_LIMIT`` entries (a quarter full, so that a probe reads one or two slots), the search
-moves them into the large table (``promote``) and goes on there; the table is then large
-until it is cleared.  A search that stays small is the same search as in the large table,
-except that it keeps every entry (fewer nodes, never more).
+of issue 38, Pons' End-Easy set took 5.2 us a position with the large table alone, 2.4 us
+with the small one first: ``bench/solver_bench.py``).  So every table starts small:
+``SMALL_SLOTS`` slots of two words (1 MiB, in the processor's L2 cache once touched), each
+holding a whole key (``key`` below ``2**49``) and its value, found by linear probing from a
+Fibonacci hash of the key, with a presence bitmap of its own: no entry is ever lost or
+replaced by another key's.  Once it holds ``SMALL_LIMIT`` entries (a quarter full, so that a
+probe reads one or two slots), the search moves them into the large table (``promote``) and
+goes on there; the table is then large until it is cleared.  A search in the small table
+loses no entry, and stores and reads entries two discs deeper
+(``solver.core.SMALL_TABLE_PLIES``): on Pons' sets, fewer nodes.
+Clearing a table that stayed small clears the small table alone (1 MiB).
 
 Layout of ``entries`` (uint32), one array so that a compiled call takes it as one argument:
 the ``size`` slots, then ``size // 32 + 1`` bitmap words (bit ``i % 32`` of word
@@ -312,8 +315,10 @@ def _prefetch_for_store_compiled(entries: Any, index: Any) -> Any:
 
 
 class SolverTable:
-    """A prime number of slots just above ``2**bits``, 4 bytes each, and the presence bitmap
-    (``bits=24``: 64 MiB and 2 MiB), allocated at the first use of ``entries``."""
+    """A prime number of slots just above ``2**bits``, 4 bytes each, the presence bitmap
+    (``bits=24``: 64 MiB and 2 MiB) and the small table (1 MiB), allocated at the first use of
+    ``entries`` (a process holds the pages its searches touch: the small table's alone until
+    it is promoted)."""
 
     def __init__(self, bits: int = MIN_BITS) -> None:
         self.bits = bits
