@@ -601,7 +601,7 @@ def _child_returned(score: int, moves: int, stack: np.ndarray, table: np.ndarray
     return alpha, -1
 
 
-@njit(inline="always")
+@njit(cache=True)
 def negamax(
     pos: int,
     mask: int,
@@ -690,11 +690,11 @@ def solve(
     without a node searched.
 
     From ``FULL_WINDOW_PLIES`` discs on, one search over the whole window replaces the
-    narrowing (fewer nodes where few moves are left).  One compiled call does it all, with
-    ``negamax`` inlined (in the narrowing the compiler then knows its windows are null, and no
-    reference counts are updated per call), and the nodes come back
-    with the result rather than from the counters: on the easiest positions each operation
-    of the Python around the call costs as much as a few nodes.
+    narrowing (fewer nodes where few moves are left).  One compiled call does it all, and the
+    nodes come back with the result rather than from the counters: on the easiest positions
+    each operation of the Python around the call costs as much as a few nodes.  ``negamax`` is
+    called, not inlined: inlined into both loops it made ``solve`` take 27 s to compile instead
+    of 8, for no speed (the empty board, ``bench/empty_board.py``, took as long either way).
     """
     counters = work[COUNTERS_ROW]
     if low <= high:
