@@ -190,7 +190,7 @@ def score_bounds(moves: int) -> tuple[int, int]:
     return -((CELLS - moves) // 2), win_now_score(moves)
 
 
-@njit(inline="always")
+@njit(cache=True)
 def _book_entry(key: int, book: np.ndarray) -> int:
     """The index in the packed ``book`` of the position whose key is ``key`` (or of its mirror
     image), 0 if it is not booked."""
@@ -297,7 +297,7 @@ def _claimeven_cap(pos: int, mask: int) -> int:
     return 0
 
 
-@njit(inline="always")
+@njit(cache=True)
 def _odd_threat_wins(first: int, mask: int) -> bool:
     """Whether the first player (``first`` its discs; the second player to move) wins by
     zugzwang with an odd threat.
@@ -466,7 +466,7 @@ def _second_player_floor(pos: int, mask: int, candidates: int, alpha: int, beta:
     return floor
 
 
-@njit(inline="always")
+@njit(cache=True)
 def _mirror_half(pos: int, mask: int, candidates: int) -> int:
     """The moves worth searching: in a position equal to its mirror image, columns 0-3."""
     if ((mask & _COLUMN_0) == (mask >> _COLUMN_6_SHIFT) and mirror(pos) == pos
@@ -515,6 +515,12 @@ def _enter(pos: int, mask: int, moves: int, root: int, alpha: int, beta: int,
     searched, the enhanced transposition cutoffs, the second player's claimeven floor, the
     mirror image, and after the move ordering (whose threats it reads) the first player's
     odd-threat rule.
+
+    The rules tried at most nodes are inlined (``inline="always"``); the seldom tried ones are
+    called (``_book_entry``, within the book's layers; ``_mirror_half``, below
+    ``SYMMETRY_PLIES`` discs; ``_odd_threat_wins``, at the root): numba's inlining copies the
+    inlined code once per block of it, and inlined they took a second of ``solve``'s compile
+    (7.2 s against 6.2 s) for no speed.
     """
     candidates = non_losing_moves(pos, mask)
     if candidates == 0:
@@ -601,7 +607,7 @@ def _child_returned(score: int, moves: int, stack: np.ndarray, table: np.ndarray
     return alpha, -1
 
 
-@njit(inline="always")
+@njit(cache=True)
 def negamax(
     pos: int,
     mask: int,
@@ -690,11 +696,11 @@ def solve(
     without a node searched.
 
     From ``FULL_WINDOW_PLIES`` discs on, one search over the whole window replaces the
-    narrowing (fewer nodes where few moves are left).  One compiled call does it all, with
-    ``negamax`` inlined (in the narrowing the compiler then knows its windows are null, and no
-    reference counts are updated per call), and the nodes come back
-    with the result rather than from the counters: on the easiest positions each operation
-    of the Python around the call costs as much as a few nodes.
+    narrowing (fewer nodes where few moves are left).  One compiled call does it all, and the
+    nodes come back with the result rather than from the counters: on the easiest positions
+    each operation of the Python around the call costs as much as a few nodes.  ``negamax`` is
+    called, not inlined: inlined into both loops it made ``solve`` take 27 s to compile instead
+    of 8, for no speed (the empty board, ``bench/empty_board.py``, took as long either way).
     """
     counters = work[COUNTERS_ROW]
     if low <= high:
