@@ -31,7 +31,7 @@ from board import Board, IllegalMove, bits
 from board.tactics import CELL_BITS, non_losing_moves, order_moves, winning_moves
 from solver import core
 from solver.book import Book
-from solver.table import NO_TABLE, SolverTable, probe, slots
+from solver.table import NO_TABLE, SolverTable, stored
 from timecontrol import Clock, SliceSizer
 from timecontrol.counters import UNLIMITED
 from vocabulary import Outcome, Proven
@@ -335,7 +335,6 @@ class Solver:
         searched here)."""
         # (A solver that has not searched yet has no table, and nothing proven in it.)
         entries = self.__dict__.get("_entries", NO_TABLE)
-        size = slots(entries)
         losing = set()
         for col in board.legal_moves():
             if board.is_winning_move(col):
@@ -347,7 +346,7 @@ class Solver:
                 losing.add(col)
                 continue
             key = child.key
-            value = probe(entries, size, key % size, key)
+            value = stored(entries, key)
             if value >= core.FIRST_LOWER and value - core.LOWER_BIAS >= 1:
                 losing.add(col)  # the opponent's score is at least 1: it wins
         return losing
