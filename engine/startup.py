@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 ROOT = Path(__file__).resolve().parent.parent
 # numba's cache files of the compiled code's entry points, by package: present once compiled.
 COMPILED = {"search": "negamax.negamax-*.nbi", "solver": "core.solve-*.nbi"}
-COMPILE_SECONDS = "about 5-20 s"  # the 2-core machine: 6.5 s the search, 14 s with the solver (load 1)
+COMPILE_SECONDS = "about 5-20 s"  # the 2-core machine: 6.5 s the search, 16 s with the solver (load 1)
 
 
 def _cache_folders(package: str) -> list[Path]:
