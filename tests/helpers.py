@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import os
+import queue
 import random
 import signal
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING
 
 from board import Board
 from ecosystems.players import parse_spec
@@ -79,6 +81,20 @@ def state_of(board: Board, first: str) -> list[list[int]]:
     student_to_move = board.first_player_to_move == (first == "student")
     grid: list[list[int]] = board.to_grid(1 if student_to_move else -1).tolist()
     return grid
+
+
+def stream_lines(stream: IO[str]) -> queue.Queue[str]:
+    """The stream's lines as they come, read by a thread (so a test can wait with a timeout);
+    an empty string once the stream has ended."""
+    lines: queue.Queue[str] = queue.Queue()
+
+    def pump() -> None:
+        for line in stream:
+            lines.put(line)
+        lines.put("")
+
+    threading.Thread(target=pump, daemon=True).start()
+    return lines
 
 
 def default_ctrl_c() -> None:

@@ -13,8 +13,7 @@ import pytest
 import requests
 
 import agent
-from tests.helpers import default_ctrl_c, interrupt
-from tests.test_localserver_cli import _lines
+from tests.helpers import default_ctrl_c, interrupt, stream_lines
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -94,7 +93,7 @@ def test_board_serves_the_page_until_ctrl_c(tmp_path: Path) -> None:
                                env=env)
     try:
         assert process.stdout is not None
-        output = _lines(process.stdout)
+        output = stream_lines(process.stdout)
         banner = [output.get(timeout=180) for _ in range(3)]
         assert banner[0].startswith("analysis board on http://127.0.0.1:"), banner
         url = banner[0].split()[3]

@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 import os
-import queue
 import socket
 import subprocess
 import sys
-import threading
 from pathlib import Path
-from typing import IO
 
 import pytest
 import requests
@@ -18,7 +15,7 @@ import agent
 from localserver.cli import key_shown, play_command, serve_settings
 from localserver.variants import VARIANTS, Behaviour
 from settings import LocalServerSettings, load_settings
-from tests.helpers import default_ctrl_c, interrupt
+from tests.helpers import default_ctrl_c, interrupt, stream_lines
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -127,19 +124,6 @@ def test_the_configs_db_is_relative_to_the_config_file_and_db_to_the_cwd(
     assert served("--config", str(config))[0].db == ":memory:"
 
 
-def _lines(stream: IO[str]) -> queue.Queue[str]:
-    """The stream's lines as they come, read by a thread (so a test can wait with a timeout)."""
-    lines: queue.Queue[str] = queue.Queue()
-
-    def pump() -> None:
-        for line in stream:
-            lines.put(line)
-        lines.put("")
-
-    threading.Thread(target=pump, daemon=True).start()
-    return lines
-
-
 @pytest.mark.slow
 def test_serve_runs_a_server_with_the_configured_settings(tmp_path: Path) -> None:
     config = tmp_path / "config.toml"
@@ -155,7 +139,7 @@ def test_serve_runs_a_server_with_the_configured_settings(tmp_path: Path) -> Non
                                env={**env, "PYTHONUNBUFFERED": "1"})
     try:
         assert process.stdout is not None
-        output = _lines(process.stdout)
+        output = stream_lines(process.stdout)
         banner = [output.get(timeout=120) for _ in range(4)]
         assert banner[0].startswith("local course server on http://127.0.0.1:"), banner
         url = banner[0].split()[4]
